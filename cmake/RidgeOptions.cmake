@@ -1,0 +1,15 @@
+# Compiler settings every Ridge target shares, through the interface target ridge::options.
+add_library(ridge_options INTERFACE)
+add_library(ridge::options ALIAS ridge_options)
+target_compile_options(ridge_options INTERFACE -Wall -Wextra)
+
+if(RIDGE_SANITIZE)
+  set(_ridge_san -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_compile_options(ridge_options INTERFACE ${_ridge_san})
+  target_link_options(ridge_options INTERFACE ${_ridge_san})
+  message(STATUS "ridge: building with ASan + UBSan")
+endif()
+
+# Where the zoo and the catalogue are, for tests that read them.
+set(RIDGE_MODELS_DIR ${PROJECT_SOURCE_DIR}/models)
+set(RIDGE_HW_DIR ${PROJECT_SOURCE_DIR}/hw)

@@ -1,0 +1,100 @@
+// The embedded form of the language: build the same IR from C++ that a `.net` file elaborates to.
+//
+//   lang::NetworkBuilder b("tiny", {3, 32, 32});
+//   auto x = b.input();
+//   x = b.conv(x, 16, 3, {.padding = 1});
+//   x = b.relu(b.batchnorm(x));
+//   { auto block = b.scope("stage1"); x = b.add(x, b.conv(x, 16, 3, {.padding = 1})); }
+//   ir::Network net = b.finish(x);
+//
+// Layer names follow the text's rule: an explicit name, else `<op><k>` where k counts the layers of
+// that op already in the current scope (conv1, conv2, batchnorm1...); scopes nest with dots.
+#pragma once
+
+#include "ir/network.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ridge::lang {
+
+struct BuildError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ConvOptions {
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t dilation = 1;
+  std::int64_t groups = 1;
+  bool bias = true;           // torch.nn.Conv2d's default
+};
+
+struct PoolOptions {
+  std::int64_t stride = 0;    // 0: the kernel size, as in torch
+  std::int64_t padding = 0;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+};
+
+class NetworkBuilder {
+ public:
+  using Value = ir::LayerId;
+
+  NetworkBuilder(std::string network_name, ir::Shape input_shape);
+
+  Value input() const { return 0; }
+  const ir::Shape& shape(Value v) const { return network_.layers.at(v).output; }
+
+  // Any op: the one place that infers the shape and names the layer. Throws BuildError.
+  Value layer(ir::Op op, ir::Attrs attrs, std::vector<Value> inputs, std::string name = {});
+
+  Value conv(Value x, std::int64_t out, std::int64_t kernel, ConvOptions o = {}, std::string name = {});
+  Value linear(Value x, std::int64_t out, bool bias = true, std::string name = {});
+  Value matmul(Value a, Value b, std::string name = {});
+  Value batchnorm(Value x, std::string name = {});
+  Value layernorm(Value x, std::string name = {});
+  Value activation(ir::Op op, Value x, std::string name = {});
+  Value relu(Value x, std::string name = {}) { return activation(ir::Op::ReLU, x, std::move(name)); }
+  Value maxpool(Value x, std::int64_t kernel, PoolOptions o = {}, std::string name = {});
+  Value avgpool(Value x, std::int64_t kernel, PoolOptions o = {}, std::string name = {});
+  Value adaptive_avgpool(Value x, std::int64_t h, std::int64_t w, std::string name = {});
+  Value dropout(Value x, double p, std::string name = {});
+  Value flatten(Value x, std::int64_t axis = 0, std::string name = {});
+  Value add(Value a, Value b, std::string name = {});
+  Value mul(Value a, Value b, std::string name = {});
+  Value concat(std::vector<Value> xs, std::int64_t axis = 0, std::string name = {});
+
+  // A naming scope, as a block instance in the text makes one: layers made while it lives are named
+  // "<scope>.<layer>". scope("basic") is auto-numbered like a layer (basic1, basic2, ...), the way an
+  // unlabelled block instance is; named_scope("layer1") is taken as given, like `as layer1`.
+  class Scope {
+   public:
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+    ~Scope();
+   private:
+    friend class NetworkBuilder;
+    explicit Scope(NetworkBuilder& b) : builder_(b) {}
+    NetworkBuilder& builder_;
+  };
+  [[nodiscard]] Scope scope(std::string_view block_name);
+  [[nodiscard]] Scope named_scope(std::string label);
+
+  // The finished network, returning `output`. The builder is left empty.
+  ir::Network finish(Value output);
+
+ private:
+  struct Frame {
+    std::string prefix;                       // "layer1.0."
+    std::map<std::string, int> counters;      // op name -> layers made so far in this scope
+  };
+  std::string name_for(std::string_view op_name, std::string explicit_name);
+
+  ir::Network network_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace ridge::lang

@@ -1,0 +1,47 @@
+// Diagnostics in clang's shape: `file:line:col: error: message`, the source line, a caret under the
+// column, then `note:` lines. The language reports every error, syntactic or semantic, as one of these.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ridge::lang {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;     // 1-based; 0 = no position (e.g. a file that cannot be read)
+  int column = 0;   // 1-based, in bytes
+  friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
+};
+
+struct Note {
+  SourceLocation where;
+  std::string message;
+  std::string source_line;
+};
+
+struct Diagnostic {
+  SourceLocation where;
+  std::string message;      // "expected ')' after the arguments of 'conv'"
+  std::string source_line;  // the text of the offending line, without its newline
+  std::vector<Note> notes;  // e.g. "block 'bottleneck' instantiated here"
+};
+
+// Renders one diagnostic the way clang does, caret and notes included, ending in a newline.
+std::string render(const Diagnostic& d);
+
+// The text of line `line` (1-based) of `text`, without its end of line; empty if there is none.
+std::string line_of(const std::string& text, int line);
+
+// Everything the language front end rejects. Carries the diagnostics; what() is their rendering.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(std::vector<Diagnostic> diagnostics);
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace ridge::lang

@@ -1,0 +1,58 @@
+#include "ir/device.hpp"
+
+#include <array>
+#include <utility>
+
+namespace ridge::ir {
+namespace {
+
+template <class E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr NameTable<Precision, 6> kPrecisions{{{Precision::FP64, "fp64"}, {Precision::FP32, "fp32"},
+                                               {Precision::TF32, "tf32"}, {Precision::FP16, "fp16"},
+                                               {Precision::BF16, "bf16"}, {Precision::INT8, "int8"}}};
+constexpr NameTable<DeviceKind, 5> kKinds{{{DeviceKind::GPU, "gpu"}, {DeviceKind::CPU, "cpu"},
+                                           {DeviceKind::TPU, "tpu"}, {DeviceKind::SoC, "soc"},
+                                           {DeviceKind::Accelerator, "accelerator"}}};
+constexpr NameTable<OpClass, 5> kClasses{{{OpClass::MatMul, "matmul"}, {OpClass::Elementwise, "elementwise"},
+                                          {OpClass::Normalization, "normalization"},
+                                          {OpClass::Pooling, "pooling"}, {OpClass::DataMovement, "data_movement"}}};
+constexpr NameTable<Pass, 2> kPasses{{{Pass::Forward, "forward"}, {Pass::Backward, "backward"}}};
+
+template <class E, std::size_t N>
+std::string_view name_of(const NameTable<E, N>& table, E value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> from_name(const NameTable<E, N>& table, std::string_view name) {
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view precision_name(Precision p) { return name_of(kPrecisions, p); }
+std::optional<Precision> precision_from_name(std::string_view n) { return from_name(kPrecisions, n); }
+std::string_view device_kind_name(DeviceKind k) { return name_of(kKinds, k); }
+std::optional<DeviceKind> device_kind_from_name(std::string_view n) { return from_name(kKinds, n); }
+std::string_view op_class_name(OpClass c) { return name_of(kClasses, c); }
+std::optional<OpClass> op_class_from_name(std::string_view n) { return from_name(kClasses, n); }
+std::string_view pass_name(Pass p) { return name_of(kPasses, p); }
+std::optional<Pass> pass_from_name(std::string_view n) { return from_name(kPasses, n); }
+
+int bytes_per_element(Precision p) {
+  switch (p) {
+    case Precision::FP64: return 8;
+    case Precision::FP32: case Precision::TF32: return 4;
+    case Precision::FP16: case Precision::BF16: return 2;
+    case Precision::INT8: return 1;
+  }
+  return 4;
+}
+
+}  // namespace ridge::ir

@@ -1,0 +1,74 @@
+// The device IR: a set of typed figures, each with its source. Plain data, produced from a `.hw`
+// file (or from calibrate), read by the engine. Optional figures stay optional: a device without
+// tensor cores has no matrix peak for that precision, and the engine falls back explicitly.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ridge::ir {
+
+enum class Precision { FP64, FP32, TF32, FP16, BF16, INT8 };
+enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
+
+// The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
+enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement };
+enum class Pass { Forward, Backward };
+
+std::string_view precision_name(Precision p);        // "fp32"
+std::optional<Precision> precision_from_name(std::string_view name);
+int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, int8 1
+std::string_view device_kind_name(DeviceKind k);      // "gpu"
+std::optional<DeviceKind> device_kind_from_name(std::string_view name);
+std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", "normalization", "pooling", "data_movement"
+std::optional<OpClass> op_class_from_name(std::string_view name);
+std::string_view pass_name(Pass p);                   // "forward", "backward"
+std::optional<Pass> pass_from_name(std::string_view name);
+
+// A figure in SI base units (FLOP/s, B/s, B, s, or a plain fraction for PPP) with where it comes from.
+struct Figure {
+  double value = 0.0;
+  std::string source;
+  friend bool operator==(const Figure&, const Figure&) = default;
+};
+
+struct Link {
+  Figure bandwidth;                 // B/s, one direction
+  std::optional<Figure> latency;    // s, per message
+  friend bool operator==(const Link&, const Link&) = default;
+};
+
+// PPP for one op class and pass: the fraction of peak compute and of peak bandwidth reached.
+struct Efficiency {
+  std::optional<Figure> compute;
+  std::optional<Figure> memory;
+  friend bool operator==(const Efficiency&, const Efficiency&) = default;
+};
+
+struct Device {
+  std::string id;                   // file stem, e.g. "a100-sxm4-40gb"
+  std::string name;                 // "NVIDIA A100-SXM4-40GB"
+  DeviceKind kind = DeviceKind::GPU;
+  std::map<Precision, Figure> vector_peak;   // FLOP/s on the general-purpose units (CUDA cores, SIMD)
+  std::map<Precision, Figure> matrix_peak;   // FLOP/s on matrix units (tensor cores, MXU, AMX), dense
+  std::optional<Figure> memory_size;         // B
+  std::optional<Figure> memory_bandwidth;    // B/s
+  std::optional<Figure> l2_size;             // B
+  std::optional<Figure> launch_overhead;     // s per kernel
+  std::map<std::string, Link> links;         // "pcie", "nvlink", "ethernet", "infiniband", ...
+  // Calibrated or default PPP. Key pass absent = applies to both passes.
+  std::map<std::pair<OpClass, std::optional<Pass>>, Efficiency> ppp;
+  // Measured attainable ceilings (empirical roofline), beside the datasheet figures.
+  std::map<Precision, Figure> measured_peak;
+  std::optional<Figure> measured_bandwidth;
+  // A system of several identical devices and the link between them ("nvlink").
+  int count = 1;
+  std::string interconnect;
+  std::vector<std::string> provenance;       // free-form lines: calibration date, library versions...
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+}  // namespace ridge::ir

@@ -1,0 +1,53 @@
+// Reading source files: the one place that decides what is acceptable as `.net`/`.hw` text.
+#include "parse.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace ridge::lang {
+namespace {
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why, int line = 0, int column = 0,
+                         std::string source_line = {}) {
+  throw Error({Diagnostic{{path, line, column}, why, std::move(source_line), {}}});
+}
+
+}  // namespace
+
+std::string read_source(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) refuse(path, std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) refuse(path, "is a directory, not a source file");
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxSourceBytes)
+    refuse(path, "file is " + std::to_string(st.st_size) + " bytes; source files are limited to " +
+                     std::to_string(kMaxSourceBytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(path, std::string("cannot open file: ") + std::strerror(errno));
+  std::string text;
+  // Read at most one byte past the limit, so a file that grows (or a FIFO) cannot run memory away.
+  text.resize(kMaxSourceBytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) refuse(path, "read error");
+  if (text.size() > kMaxSourceBytes)
+    refuse(path, "file is larger than the " + std::to_string(kMaxSourceBytes) + "-byte limit for source files");
+
+  // Source text is ASCII outside comments and strings; a NUL byte means a binary file.
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\0')
+      refuse(path, "this looks like a binary file (NUL byte), not source text", line,
+             static_cast<int>(i - line_start) + 1, line_of(text, line));
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return text;
+}
+
+}  // namespace ridge::lang
