@@ -1,0 +1,50 @@
+#include "ceilings.hpp"
+
+#include "cupti/tracer.hpp"
+#include "measure.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ridge::validate {
+namespace {
+
+template <class Run>
+double best_seconds(at::Device device, const CeilingOptions& o, Run&& run) {
+  run();   // warm-up: first-touch page faults, library initialisation, GPU clocks
+  if (device.is_cuda()) cupti::device_synchronize();
+  double best = 1e300;
+  for (int r = 0; r < std::max(1, o.repeats); ++r) {
+    if (o.stop && o.stop->load()) throw Interrupted();
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    if (device.is_cuda()) cupti::device_synchronize();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+double measure_gemm_flops(at::Device device, at::ScalarType dtype, const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  const auto opts = at::TensorOptions().device(device).dtype(dtype);
+  const std::int64_t n = o.gemm_size;
+  const at::Tensor a = at::randn({n, n}, opts);
+  const at::Tensor b = at::randn({n, n}, opts);
+  at::Tensor c = at::empty({n, n}, opts);
+  const double s = best_seconds(device, o, [&] { at::mm_out(c, a, b); });
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / s;
+}
+
+double measure_copy_bandwidth(at::Device device, const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  const auto opts = at::TensorOptions().device(device).dtype(at::kFloat);
+  const std::int64_t n = o.copy_bytes / 4;
+  const at::Tensor src = at::randn({n}, opts);
+  at::Tensor dst = at::empty({n}, opts);
+  const double s = best_seconds(device, o, [&] { dst.copy_(src); });
+  return 2.0 * static_cast<double>(n) * 4.0 / s;
+}
+
+}  // namespace ridge::validate

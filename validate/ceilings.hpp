@@ -1,0 +1,26 @@
+// The device's attainable ceilings, measured: a large GEMM for FLOP/s (per precision) and a large copy
+// for bandwidth. They form an empirical roofline beside the datasheet's, and for a CPU with no base
+// `.hw` they are the device's figures.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace ridge::validate {
+
+struct CeilingOptions {
+  std::int64_t gemm_size = 2048;        // N of an N x N x N GEMM
+  std::int64_t copy_bytes = 256 << 20;  // bytes per copied tensor: far beyond every cache
+  int repeats = 5;                      // the best of these is the ceiling
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// FLOP/s of at::mm on N x N matrices of `dtype` on `device` (2·N³ FLOPs per run): the best run.
+double measure_gemm_flops(at::Device device, at::ScalarType dtype, const CeilingOptions& options = {});
+
+// Bandwidth (B/s) of a device-to-device tensor copy, counting bytes read plus bytes written.
+double measure_copy_bandwidth(at::Device device, const CeilingOptions& options = {});
+
+}  // namespace ridge::validate

@@ -1,0 +1,251 @@
+#include "measure.hpp"
+
+#include "cupti/tracer.hpp"
+#include "ir/ops.hpp"
+
+#include <torch/csrc/autograd/autograd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <numeric>
+
+namespace ridge::validate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// External correlation ids: layer, pass and repeat packed into one 64-bit id.
+std::uint64_t external_id(ir::LayerId layer, int pass, int repeat) {
+  return (static_cast<std::uint64_t>(layer) << 24) | (static_cast<std::uint64_t>(pass) << 20) |
+         static_cast<std::uint64_t>(repeat);
+}
+
+// Times one pass: CPU by a steady clock around each run, GPU by the device time CUPTI attributes to
+// each run's correlation id. Warm-up first; then repeats until the count or the time budget is spent.
+class PassTimer {
+ public:
+  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer) : o_(o), tracer_(tracer) {}
+
+  template <class Run>
+  PassTiming time(ir::LayerId layer, int pass, Run&& run) {
+    if (o_.stop && o_.stop->load()) throw Interrupted();
+    for (int i = 0; i < o_.warmup; ++i) run();
+    if (tracer_) {
+      cupti::device_synchronize();
+      std::vector<cupti::ActivityRecord> discard;
+      std::vector<cupti::ExternalCorrelation> discard_c;
+      tracer_->collect(discard, discard_c);   // warm-up work is not this pass's measurement
+    }
+    std::vector<double> host;
+    const auto start = Clock::now();
+    for (int r = 0; r < std::max(1, o_.repeats); ++r) {
+      if (r > 0 && seconds_since(start) >= o_.budget_s) break;
+      if (tracer_) tracer_->push(external_id(layer, pass, r));
+      const auto t0 = Clock::now();
+      run();
+      host.push_back(seconds_since(t0));
+      if (tracer_) tracer_->pop();
+    }
+    PassTiming t;
+    t.runs = static_cast<int>(host.size());
+    if (!tracer_) {
+      t.median_s = median(host);
+      return t;
+    }
+    std::vector<cupti::ActivityRecord> records;
+    std::vector<cupti::ExternalCorrelation> correlations;
+    tracer_->collect(records, correlations);
+    const cupti::JoinResult joined = cupti::join(records, correlations);
+    std::vector<std::pair<double, cupti::LayerActivity>> runs;
+    for (int r = 0; r < t.runs; ++r) {
+      const auto it = joined.layers.find(external_id(layer, pass, r));
+      runs.emplace_back(it == joined.layers.end() ? 0.0 : it->second.busy_s,
+                        it == joined.layers.end() ? cupti::LayerActivity{} : it->second);
+    }
+    std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto& mid = runs[runs.size() / 2];
+    t.median_s = mid.first;
+    t.gpu = mid.second;
+    return t;
+  }
+
+  template <class Run>
+  double time_whole(Run&& run) {
+    for (int i = 0; i < o_.warmup; ++i) run();
+    std::unique_ptr<cupti::EventTimer> events = tracer_ ? cupti::make_event_timer() : nullptr;
+    cupti::device_synchronize();
+    std::vector<double> times;
+    const auto start = Clock::now();
+    for (int r = 0; r < std::max(1, o_.repeats); ++r) {
+      if (o_.stop && o_.stop->load()) throw Interrupted();
+      if (r > 0 && seconds_since(start) >= o_.budget_s * 4) break;
+      if (events) {
+        events->start();
+        run();
+        times.push_back(events->stop_seconds());
+      } else {
+        const auto t0 = Clock::now();
+        run();
+        times.push_back(seconds_since(t0));
+      }
+    }
+    if (tracer_) {   // whole-network runs carry no correlation id; drop their records
+      std::vector<cupti::ActivityRecord> discard;
+      std::vector<cupti::ExternalCorrelation> discard_c;
+      tracer_->collect(discard, discard_c);
+    }
+    return median(times);
+  }
+
+ private:
+  const MeasureOptions& o_;
+  cupti::ActivityTracer* tracer_;
+};
+
+void say(const MeasureOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+}  // namespace
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2.0;
+}
+
+double NetworkTiming::sum_forward_s() const {
+  return std::accumulate(layers.begin(), layers.end(), 0.0, [](double s, const LayerTiming& l) { return s + l.forward.median_s; });
+}
+
+double NetworkTiming::sum_backward_s() const {
+  return std::accumulate(layers.begin(), layers.end(), 0.0,
+                         [](double s, const LayerTiming& l) { return s + (l.backward ? l.backward->median_s : 0.0); });
+}
+
+std::vector<bool> needs_grad(const ir::Network& network) {
+  std::vector<bool> flag(network.layers.size(), false);
+  for (std::size_t id = 1; id < network.layers.size(); ++id) {
+    const ir::Layer& l = network.layers[id];
+    bool any = ir::parameter_count(l, ir::input_shapes(network, l)) > 0;
+    for (ir::LayerId in : l.inputs) any = any || flag[in];
+    flag[id] = any;
+  }
+  return flag;
+}
+
+NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOptions& o) {
+  const ir::Network& net = program.network();
+  std::unique_ptr<cupti::ActivityTracer> tracer;
+  if (program.options().device.is_cuda()) tracer = cupti::start_cupti_tracer();
+  PassTimer timer(o, tracer.get());
+  const auto sync = [&] {
+    if (tracer) cupti::device_synchronize();
+  };
+
+  NetworkTiming result;
+  result.batch = batch;
+  const at::Tensor input = program.make_input(batch);
+  const std::vector<bool> grad = needs_grad(net);
+
+  if (o.per_layer) {
+    // Real inputs for every layer: one inference pass, every value kept.
+    std::vector<at::Tensor> values;
+    {
+      const at::NoGradGuard no_grad;
+      program.set_training(false);
+      program.set_requires_grad(false);
+      values = program.run_all(input);
+    }
+    std::vector<at::Tensor> args;
+    for (std::size_t id = 1; id < net.layers.size(); ++id) {
+      const ir::Layer& layer = net.layers[id];
+      say(o, "  " + net.name + ": layer " + std::to_string(id) + "/" + std::to_string(net.layers.size() - 1) + " " + layer.name);
+      args.clear();
+      for (ir::LayerId in : layer.inputs) args.push_back(values[in]);
+      LayerTiming lt;
+      lt.id = id;
+      {
+        const at::NoGradGuard no_grad;
+        program.set_training(false);
+        lt.forward = timer.time(id, 0, [&] {
+          (void)program.run_layer(id, args);
+          sync();
+        });
+      }
+      if (o.backward && grad[id]) {
+        // Backward on the training-mode forward, as in a training step: gradients for the inputs that
+        // need one (autograd skips the others) and for the layer's parameters.
+        const at::AutoGradMode grad_mode(true);
+        program.set_training(true);
+        program.set_requires_grad(true);
+        std::vector<at::Tensor> grad_args;
+        std::vector<at::Tensor> wrt;
+        for (std::size_t k = 0; k < args.size(); ++k) {
+          at::Tensor a = args[k].detach().clone();
+          if (grad[layer.inputs[k]]) {
+            a.requires_grad_(true);
+            wrt.push_back(a);
+          }
+          grad_args.push_back(a);
+        }
+        for (const auto& p : program.layer_parameters(id)) wrt.push_back(p);
+        const at::Tensor out = program.run_layer(id, grad_args);
+        const at::Tensor grad_out = at::randn_like(out);
+        lt.backward = timer.time(id, 1, [&] {
+          (void)torch::autograd::grad({out}, wrt, {grad_out}, /*retain_graph=*/true);
+          sync();
+        });
+        program.set_requires_grad(false);
+        program.set_training(false);
+      }
+      if (lt.forward.gpu) cupti::accumulate(result.gpu_total, *lt.forward.gpu);
+      if (lt.backward && lt.backward->gpu) cupti::accumulate(result.gpu_total, *lt.backward->gpu);
+      result.layers.push_back(std::move(lt));
+    }
+  }
+
+  say(o, "  " + net.name + ": end to end, inference");
+  {
+    const at::NoGradGuard no_grad;
+    program.set_training(false);
+    program.set_requires_grad(false);
+    result.inference_s = timer.time_whole([&] {
+      (void)program.run(input);
+      sync();
+    });
+  }
+  if (o.backward) {
+    say(o, "  " + net.name + ": end to end, training step");
+    const at::AutoGradMode grad_mode(true);
+    program.set_training(true);
+    program.set_requires_grad(true);
+    const std::vector<at::Tensor> params = program.parameters();
+    std::vector<at::Tensor> momentum;
+    for (const auto& p : params) momentum.push_back(at::zeros_like(p));
+    constexpr double kLr = 1e-6;   // tiny: the weights must stay sane over the repeats
+    constexpr double kMomentum = 0.9;
+    result.training_step_s = timer.time_whole([&] {
+      for (const auto& p : params) p.mutable_grad().reset();
+      const at::Tensor out = program.run(input);
+      out.backward(at::ones_like(out));
+      // SGD with momentum, as torch.optim.SGD does it: v = m·v + g; w -= lr·v.
+      const at::NoGradGuard no_grad;
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        momentum[i].mul_(kMomentum).add_(params[i].grad());
+        params[i].sub_(momentum[i], kLr);
+      }
+      sync();
+    });
+    program.set_requires_grad(false);
+    program.set_training(false);
+  }
+  return result;
+}
+
+}  // namespace ridge::validate

@@ -1,0 +1,63 @@
+// Measuring a TorchProgram: per layer, forward and backward, on the layer's real inputs (warm-up,
+// then the median of repeats), and the whole network end to end (inference and a training step), so
+// the gap between the sum of layers and the whole shows. CPU: a steady clock around each run. GPU:
+// CUPTI activity records attributed to layers by external correlation ids, CUDA events end to end.
+#pragma once
+
+#include "cupti/records.hpp"
+#include "torch_program.hpp"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridge::validate {
+
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+struct MeasureOptions {
+  int warmup = 2;              // runs discarded before timing
+  int repeats = 10;            // timed runs (at most)
+  double budget_s = 0.5;       // per layer pass: stop repeating once this much time is spent (>= 1 run)
+  bool backward = true;        // time the backward pass per layer and the training step
+  bool per_layer = true;
+  std::function<void(const std::string&)> progress;   // one line per step; may be empty
+  const std::atomic<bool>* stop = nullptr;            // set (e.g. by SIGINT) to abandon with Interrupted
+};
+
+struct PassTiming {
+  double median_s = 0.0;
+  int runs = 0;
+  std::optional<cupti::LayerActivity> gpu;   // one run's device activity (GPU only)
+};
+
+struct LayerTiming {
+  ir::LayerId id = 0;
+  PassTiming forward;                  // inference (eval mode, no autograd)
+  std::optional<PassTiming> backward;  // absent where the layer needs no gradient at all
+};
+
+struct NetworkTiming {
+  std::int64_t batch = 0;
+  std::vector<LayerTiming> layers;     // every layer but the input, in order
+  double inference_s = 0.0;            // end to end, median
+  double training_step_s = 0.0;        // forward + backward + SGD-momentum update, median; 0 if not run
+  double sum_forward_s() const;
+  double sum_backward_s() const;
+  cupti::LayerActivity gpu_total;      // every layer's device activity summed (GPU only)
+};
+
+// Which of a layer's inputs need a gradient, as autograd decides it: a value needs one when it depends
+// on a parameter; the network input does not. (Index = layer id.)
+std::vector<bool> needs_grad(const ir::Network& network);
+
+NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOptions& options);
+
+// Median of a non-empty sample.
+double median(std::vector<double> values);
+
+}  // namespace ridge::validate
