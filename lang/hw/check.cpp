@@ -1,0 +1,301 @@
+#include "hw/check.hpp"
+
+#include "hw/units.hpp"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace ridge::lang::hw {
+namespace {
+
+constexpr std::size_t kMaxErrors = 20;  // one error per problem, but not a wall of them
+
+// Everything a `.hw` key may be, for "unknown key" messages.
+constexpr std::string_view kAllowedKeys =
+    "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
+    "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, "
+    "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
+    "system.interconnect";
+constexpr std::string_view kPrecisions = "fp64, fp32, tf32, fp16, bf16, int8";
+constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
+constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
+
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(key);
+  while (std::getline(in, part, '.')) parts.push_back(part);
+  return parts;
+}
+
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// Collected per link until the end, since bandwidth and latency are separate lines.
+struct PendingLink {
+  std::optional<ir::Figure> bandwidth;
+  std::optional<ir::Figure> latency;
+  const ast::Entry* first = nullptr;
+};
+
+class Checker {
+ public:
+  Checker(const parser::position_cache& positions, const Locator& locator)
+      : positions_(positions), locator_(locator) {}
+
+  ir::Device run(const ast::Device& ast, std::string id) {
+    device_.id = std::move(id);
+    device_.name = ast.name.text;
+    if (device_.name.empty()) error(ast.name, "the device's name is empty; give it the datasheet's name");
+    for (const ast::Entry& entry : ast.entries) {
+      if (errors_.size() >= kMaxErrors) break;
+      entry_(entry);
+    }
+    finish(ast);
+    if (!errors_.empty()) throw Error(std::move(errors_));
+    return std::move(device_);
+  }
+
+ private:
+  using iterator = parser::iterator_type;
+
+  iterator begin_of(const x3::position_tagged& node) const { return positions_.position_of(node).begin(); }
+  iterator end_of(const x3::position_tagged& node) const { return positions_.position_of(node).end(); }
+
+  Diagnostic diagnostic_at(iterator where, std::string message) const {
+    return locator_.error(where, std::move(message));
+  }
+  void error(const x3::position_tagged& node, std::string message) {
+    errors_.push_back(diagnostic_at(begin_of(node), std::move(message)));
+  }
+  void error_at(iterator where, std::string message) { errors_.push_back(diagnostic_at(where, std::move(message))); }
+
+  void entry_(const ast::Entry& entry) {
+    const std::string& key = entry.key.text;
+    if (key == "source") return sticky_source(entry);
+    if (key == "provenance") {
+      if (auto text = expect_text(entry, "provenance = \"calibrated 2024-05-01 with ...\"")) device_.provenance.push_back(*text);
+      return;
+    }
+    if (const auto first = seen_.find(key); first != seen_.end()) {
+      Diagnostic d = diagnostic_at(begin_of(entry.key), "duplicate key '" + key + "'");
+      const Diagnostic earlier = diagnostic_at(begin_of(first->second->key), "");
+      d.notes.push_back(Note{earlier.where, "'" + key + "' first given here", earlier.source_line});
+      errors_.push_back(std::move(d));
+      return;
+    }
+    seen_.emplace(key, &entry);
+    dispatch(entry, split_key(key));
+  }
+
+  void dispatch(const ast::Entry& entry, const std::vector<std::string>& parts) {
+    const std::string& head = parts[0];
+    const std::size_t n = parts.size();
+    if (head == "kind" && n == 1) return kind(entry);
+    if ((head == "peak" || head == "matrix" || head == "measured") && n == 2) {
+      if (head == "measured" && parts[1] == "bandwidth") return assign(device_.measured_bandwidth, entry, Dimension::Bandwidth);
+      const auto precision = ir::precision_from_name(parts[1]);
+      if (!precision)
+        return error(entry.key, "unknown precision '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
+                                    std::string(kPrecisions) +
+                                    (head == "measured" ? std::string(", or 'measured.bandwidth'") : std::string()));
+      auto& table = head == "peak" ? device_.vector_peak : head == "matrix" ? device_.matrix_peak : device_.measured_peak;
+      if (auto f = figure(entry, Dimension::Rate)) table[*precision] = *f;
+      return;
+    }
+    if (head == "memory" && n == 2 && parts[1] == "size") return assign(device_.memory_size, entry, Dimension::Size);
+    if (head == "memory" && n == 2 && parts[1] == "bandwidth")
+      return assign(device_.memory_bandwidth, entry, Dimension::Bandwidth);
+    if (head == "l2" && n == 2 && parts[1] == "size") return assign(device_.l2_size, entry, Dimension::Size);
+    if (head == "launch_overhead" && n == 1) return assign(device_.launch_overhead, entry, Dimension::Time);
+    if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency")) return link(entry, parts);
+    if (head == "ppp" && (n == 3 || n == 4)) return ppp(entry, parts);
+    if (head == "system" && n == 2 && parts[1] == "count") return count(entry);
+    if (head == "system" && n == 2 && parts[1] == "interconnect") return interconnect(entry);
+    error(entry.key, "unknown key '" + entry.key.text + "'; expected one of " + std::string(kAllowedKeys));
+  }
+
+  // `source = "..."`: the source of every figure below it, until the next one.
+  void sticky_source(const ast::Entry& entry) {
+    if (auto text = expect_text(entry, "source = \"NVIDIA A100 datasheet (2021)\"")) {
+      if (text->empty()) return error(boost::get<ast::Text>(entry.value.get()), "empty source; say where the figures below come from");
+      sticky_ = *text;
+    }
+  }
+
+  std::optional<std::string> expect_text(const ast::Entry& entry, std::string_view example) {
+    if (const auto* text = boost::get<ast::Text>(&entry.value.get())) return text->text;
+    error_value(entry.value, "expected a \"string\", as in '" + std::string(example) + "'");
+    return std::nullopt;
+  }
+
+  void error_value(const ast::Value& value, std::string message) {
+    const x3::position_tagged& node = boost::apply_visitor(
+        [](const auto& v) -> const x3::position_tagged& { return v; }, value.get());
+    error(node, std::move(message));
+  }
+
+  void kind(const ast::Entry& entry) {
+    has_kind_ = true;  // even a wrong kind: one error for it, not a second "no kind"
+    const auto* word = boost::get<ast::Word>(&entry.value.get());
+    const auto kind = word ? ir::device_kind_from_name(word->text) : std::nullopt;
+    if (!kind) return error_value(entry.value, "expected a device kind: one of " + std::string(kKinds));
+    device_.kind = *kind;
+  }
+
+  // A figure: a number with a unit of the key's dimension, finite and positive, with a source.
+  std::optional<ir::Figure> figure(const ast::Entry& entry, Dimension dimension) {
+    const std::string expected = std::string(dimension_noun(dimension)) + " such as '" +
+                                 std::string(dimension_example(dimension)) + "'";
+    const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
+    if (!quantity) {
+      error_value(entry.value, "'" + entry.key.text + "' takes " + expected);
+      return std::nullopt;
+    }
+    double scale = 1.0;
+    if (!quantity->unit) {
+      if (dimension != Dimension::Fraction) {
+        error_at(end_of(*quantity), "missing unit: '" + entry.key.text + "' takes " + expected);
+        return std::nullopt;
+      }
+    } else {
+      const std::string& spelled = quantity->unit->text;
+      const auto unit = parse_unit(spelled);
+      if (!unit) {
+        const std::string hint = suggest_unit(spelled);
+        error(*quantity->unit, "unknown unit '" + spelled + "'" +
+                                   (hint.empty() ? "; '" + entry.key.text + "' takes " + expected
+                                                 : "; did you mean '" + hint + "'?"));
+        return std::nullopt;
+      }
+      if (unit->dimension != dimension) {
+        error(*quantity->unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
+                                   entry.key.text + "' takes " + expected);
+        return std::nullopt;
+      }
+      scale = unit->scale;
+    }
+    const double value = quantity->number * scale;
+    if (!std::isfinite(quantity->number)) {
+      error(*quantity, "'" + entry.key.text + "' must be a finite number, found " + format_number(quantity->number));
+      return std::nullopt;
+    }
+    if (value <= 0.0) {
+      error(*quantity, "'" + entry.key.text + "' must be positive, found " + format_number(quantity->number));
+      return std::nullopt;
+    }
+    if (dimension == Dimension::Fraction && value > 1.0) {
+      error(*quantity, "'" + entry.key.text + "' is a fraction of peak in (0, 1], found " +
+                           format_number(quantity->number) + (quantity->unit ? " %" : "") +
+                           "; write '0.7' or '70 %'");
+      return std::nullopt;
+    }
+    std::string source = entry.source ? entry.source->text : sticky_;
+    if (source.empty()) {
+      error(entry.key, "figure '" + entry.key.text +
+                           "' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it");
+      return std::nullopt;
+    }
+    return ir::Figure{value, std::move(source)};
+  }
+
+  void assign(std::optional<ir::Figure>& slot, const ast::Entry& entry, Dimension dimension) {
+    if (auto f = figure(entry, dimension)) slot = std::move(f);
+  }
+
+  void link(const ast::Entry& entry, const std::vector<std::string>& parts) {
+    PendingLink& pending = links_[parts[1]];
+    if (!pending.first) pending.first = &entry;
+    if (parts[2] == "bandwidth") {
+      if (auto f = figure(entry, Dimension::Bandwidth)) pending.bandwidth = std::move(f);
+      else pending.bandwidth = ir::Figure{};  // already reported; don't also report "no bandwidth"
+    } else if (auto f = figure(entry, Dimension::Time)) {
+      pending.latency = std::move(f);
+    }
+  }
+
+  void ppp(const ast::Entry& entry, const std::vector<std::string>& parts) {
+    const auto op_class = ir::op_class_from_name(parts[1]);
+    if (!op_class)
+      return error(entry.key, "unknown op class '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
+                                  std::string(kClasses));
+    std::optional<ir::Pass> pass;
+    if (parts.size() == 4) {
+      pass = ir::pass_from_name(parts[2]);
+      if (!pass)
+        return error(entry.key, "unknown pass '" + parts[2] + "' in '" + entry.key.text +
+                                    "'; expected forward or backward");
+    }
+    const std::string& what = parts.back();
+    if (what != "compute" && what != "memory")
+      return error(entry.key, "'" + entry.key.text + "' must end in '.compute' or '.memory'");
+    if (auto f = figure(entry, Dimension::Fraction)) {
+      ir::Efficiency& e = device_.ppp[{*op_class, pass}];
+      (what == "compute" ? e.compute : e.memory) = std::move(f);
+    }
+  }
+
+  void count(const ast::Entry& entry) {
+    const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
+    const double n = quantity ? quantity->number : 0.0;
+    if (!quantity || quantity->unit || !(n >= 1.0) || n != std::floor(n) || n > 1e6)
+      return error_value(entry.value, "'system.count' takes a whole number of devices, at least 1 (e.g. 8)");
+    device_.count = static_cast<int>(n);
+    count_entry_ = &entry;
+  }
+
+  void interconnect(const ast::Entry& entry) {
+    const auto* word = boost::get<ast::Word>(&entry.value.get());
+    if (!word) return error_value(entry.value, "'system.interconnect' takes the name of a link, e.g. nvlink");
+    device_.interconnect = word->text;
+    interconnect_word_ = word;
+  }
+
+  // Checks that need the whole file: the kind, links complete, the interconnect declared.
+  void finish(const ast::Device& ast) {
+    if (!has_kind_ && errors_.size() < kMaxErrors)
+      error(ast, "the device has no 'kind = ...'; expected one of " + std::string(kKinds));
+    std::string declared;
+    for (auto& [name, pending] : links_) {
+      declared += (declared.empty() ? "" : ", ") + name;
+      if (!pending.bandwidth) {
+        error(pending.first->key, "link '" + name + "' has no bandwidth; add 'link." + name + ".bandwidth = ...'");
+        continue;
+      }
+      device_.links[name] = ir::Link{*pending.bandwidth, pending.latency};
+    }
+    if (interconnect_word_ && !links_.count(interconnect_word_->text))
+      error(*interconnect_word_, "'system.interconnect' names link '" + interconnect_word_->text +
+                                     "', which the device does not declare" +
+                                     (declared.empty() ? std::string("; declare 'link.") + interconnect_word_->text + ".bandwidth = ...'"
+                                                       : "; declared links: " + declared));
+    if (device_.count > 1 && !interconnect_word_)
+      error(count_entry_->key, "a system of " + std::to_string(device_.count) +
+                                   " devices needs 'system.interconnect = LINK' to say how they are joined");
+  }
+
+  const parser::position_cache& positions_;
+  const Locator& locator_;
+  ir::Device device_;
+  std::vector<Diagnostic> errors_;
+  std::string sticky_;
+  std::map<std::string, const ast::Entry*> seen_;
+  std::map<std::string, PendingLink> links_;
+  bool has_kind_ = false;
+  const ast::Entry* count_entry_ = nullptr;
+  const ast::Word* interconnect_word_ = nullptr;
+};
+
+}  // namespace
+
+ir::Device check_device(const ast::Device& device, const parser::position_cache& positions, const Locator& locator,
+                        std::string id) {
+  return Checker(positions, locator).run(device, std::move(id));
+}
+
+}  // namespace ridge::lang::hw

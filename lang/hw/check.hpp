@@ -1,0 +1,18 @@
+// The meaning of a `.hw` file: from its syntax tree to an ir::Device, refusing what makes no sense
+// (unknown or repeated keys, units of the wrong dimension, figures without a source, ...).
+#pragma once
+
+#include "hw/ast.hpp"
+#include "hw/config.hpp"
+#include "hw/error_handler.hpp"
+#include "ir/device.hpp"
+
+#include <string>
+
+namespace ridge::lang::hw {
+
+// Throws lang::Error carrying every problem found (up to a limit), each pointing at its cause.
+ir::Device check_device(const ast::Device& device, const parser::position_cache& positions,
+                        const Locator& locator, std::string id);
+
+}  // namespace ridge::lang::hw

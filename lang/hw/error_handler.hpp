@@ -1,0 +1,78 @@
+// Turning positions in the text into clang-style diagnostics: the syntax errors X3 throws
+// (expectation_failure) and the checks' errors both go through Locator.
+#pragma once
+
+#include "diagnostics.hpp"
+#include "hw/config.hpp"
+
+#include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
+
+#include <string>
+
+namespace ridge::lang::hw {
+
+namespace x3 = boost::spirit::x3;
+
+class Locator {
+ public:
+  using iterator = parser::iterator_type;
+  Locator(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  const std::string& text() const { return text_; }
+  const std::string& file() const { return file_; }
+
+  // A diagnostic at `where`, with the source line and the column (1-based, in bytes).
+  Diagnostic error(iterator where, std::string message) const {
+    int line = 1;
+    iterator line_start = text_.begin();
+    for (iterator i = text_.begin(); i != where && i != text_.end(); ++i) {
+      if (*i == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    const int column = static_cast<int>(where - line_start) + 1;
+    return Diagnostic{{file_, line, column}, std::move(message), line_of(text_, line), {}};
+  }
+
+  // The first token at or after `where`: X3 reports a failed expectation where the previous token
+  // ended, but the reader wants the caret under what is wrong. At the end of the file there is no
+  // next token, so the caret stays just after the last one ("expected '}'" after `kind = gpu`).
+  iterator next_token(iterator where) const {
+    const iterator i = skipped(where);
+    return i == text_.end() ? where : i;
+  }
+  bool next_token_is_end(iterator where) const { return skipped(where) == text_.end(); }
+
+ private:
+  iterator skipped(iterator where) const {
+    x3::skip_over(where, text_.end(), x3::make_context<x3::skipper_tag>(parser::skipper));
+    return where;
+  }
+
+  const std::string& text_;
+  std::string file_;
+};
+
+inline Diagnostic expectation_diagnostic(const x3::expectation_failure<parser::iterator_type>& e,
+                                         const Locator& locator) {
+  const auto end = locator.text().end();
+  std::string message = "expected " + e.which();
+  // Inside a string nothing is skipped: an unterminated string is reported where its line ends.
+  const bool at_line_end = e.where() != end && (*e.where() == '\n' || *e.where() == '\r');
+  if (at_line_end && e.which().find("close the string") != std::string::npos)
+    return locator.error(e.where(), message + ", found the end of the line");
+  const auto where = locator.next_token(e.where());
+  if (where == e.where() && locator.next_token_is_end(e.where()))
+    return locator.error(where, message + ", found the end of the file");
+  const unsigned char c = static_cast<unsigned char>(*where);
+  if (c >= 0x20 && c < 0x7f) {
+    message += ", found '" + std::string(1, static_cast<char>(c)) + "'";
+  } else {
+    const char* digits = "0123456789abcdef";
+    message += ", found byte 0x" + std::string{digits[c >> 4], digits[c & 15]};
+  }
+  return locator.error(where, std::move(message));
+}
+
+}  // namespace ridge::lang::hw

@@ -1,0 +1,2 @@
+#include "parse.hpp"
+#include <catch2/catch.hpp>
