@@ -1,0 +1,265 @@
+// The model zoo (models/*.net) against torchvision.
+//
+// Golden figures: torchvision's documentation, "Classification" weights tables
+// (https://pytorch.org/vision/stable/models.html#table-of-all-available-classification-weights), whose
+// columns "Params" and "GFLOPS" come from each weights enum's meta["num_params"] and meta["_ops"] in
+// torchvision/models/*.py (e.g. EfficientNet_B0_Weights.IMAGENET1K_V1: num_params 5288548, _ops 0.386).
+// torchvision's "GFLOPS" are multiply-accumulates of conv and linear layers (one MAC = one "FLOP") at
+// the weights' evaluation resolution, so they are compared with the engine's MACs, not its FLOPs.
+// Parameters are compared exactly; MACs within the published rounding (half a unit of the last
+// published digit).
+#include "engine/op_costs.hpp"
+#include "ir/network.hpp"
+#include "ir/ops.hpp"
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+using namespace ridge;
+
+namespace {
+
+std::string model_path(const std::string& name) { return std::string(RIDGE_MODELS_DIR) + "/" + name + ".net"; }
+
+std::int64_t total_parameters(const ir::Network& net) {
+  std::int64_t n = 0;
+  for (const auto& layer : net.layers) n += ir::parameter_count(layer, ir::input_shapes(net, layer));
+  return n;
+}
+
+// Forward MACs of one sample, from the engine's op-cost table.
+double engine_macs(const ir::Network& net) {
+  const auto grads = engine::grad_flags(net);
+  double macs = 0;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    macs += engine::op_cost(net, net.layers[i], 1, ir::Precision::FP32, grads[i]).macs;
+  return macs;
+}
+
+// An independent hand count, kept separate from the engine on purpose: conv MACs are output elements x
+// (input channels / groups) x kernel area; linear MACs are output elements x input features.
+double hand_macs(const ir::Network& net) {
+  double macs = 0;
+  for (const auto& layer : net.layers) {
+    const auto in = ir::input_shapes(net, layer);
+    const double out = static_cast<double>(ir::element_count(layer.output));
+    if (layer.op == ir::Op::Conv)
+      macs += out * static_cast<double>(in[0][0] / layer.attrs.groups * layer.attrs.kernel.h * layer.attrs.kernel.w);
+    else if (layer.op == ir::Op::Linear)
+      macs += out * static_cast<double>(in[0].back());
+  }
+  return macs;
+}
+
+// Half a unit of the last digit of a published figure: "0.71" -> 0.005, "1.5" -> 0.05.
+double half_unit(const std::string& published) {
+  const auto dot = published.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(published.size() - dot - 1);
+  return 0.5 * std::pow(10.0, -decimals);
+}
+
+// The output shape of the block instance (or layer) `scope`: its last layer in topological order.
+ir::Shape scope_output(const ir::Network& net, const std::string& scope) {
+  const ir::Layer* last = nullptr;
+  for (const auto& layer : net.layers)
+    if (layer.name == scope || layer.name.rfind(scope + ".", 0) == 0) last = &layer;
+  if (!last) FAIL("no layer named " << scope << " or inside it in " << net.name);
+  return last->output;
+}
+
+// The shape entering the classifier head: the input of the network's last adaptive average pool.
+ir::Shape head_input(const ir::Network& net) {
+  const ir::Layer* pool = nullptr;
+  for (const auto& layer : net.layers)
+    if (layer.op == ir::Op::AdaptiveAvgPool) pool = &layer;
+  REQUIRE(pool != nullptr);
+  return net.layers.at(pool->inputs.at(0)).output;
+}
+
+std::int64_t count_op(const ir::Network& net, ir::Op op) {
+  std::int64_t n = 0;
+  for (const auto& layer : net.layers) n += layer.op == op;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every zoo network matches torchvision's published parameters and GFLOPS") {
+  // name, torchvision num_params, torchvision GFLOPS (docs table, as printed)
+  auto [name, params, gflops] = GENERATE(table<std::string, std::int64_t, std::string>({
+      {"alexnet", 61'100'840, "0.71"},
+      {"vgg11", 132'863'336, "7.61"},
+      {"vgg13", 133'047'848, "11.31"},
+      {"vgg16", 138'357'544, "15.47"},
+      {"vgg19", 143'667'240, "19.63"},
+      {"vgg16_bn", 138'365'992, "15.47"},
+      {"resnet18", 11'689'512, "1.81"},
+      {"resnet34", 21'797'672, "3.66"},
+      {"resnet50", 25'557'032, "4.09"},
+      {"googlenet", 6'624'904, "1.5"},
+      {"squeezenet1_0", 1'248'424, "0.82"},
+      {"squeezenet1_1", 1'235'496, "0.35"},
+      {"shufflenet_v2_x2_0", 7'393'996, "0.58"},
+      {"mobilenet_v2", 3'504'872, "0.3"},
+      {"mobilenet_v3_small", 2'542'856, "0.06"},
+      {"mobilenet_v3_large", 5'483'032, "0.22"},
+      {"efficientnet_b0", 5'288'548, "0.39"},
+      {"efficientnet_b1", 7'794'184, "0.69"},
+      {"efficientnet_b2", 9'109'994, "1.09"},
+      {"efficientnet_b3", 12'233'232, "1.83"},
+      {"efficientnet_b4", 19'341'616, "4.39"},
+      {"densenet121", 7'978'856, "2.83"},
+  }));
+  CAPTURE(name);
+  const ir::Network net = lang::load_network(model_path(name));
+  CHECK(net.name == name);
+  CHECK(net.layers.at(net.output).output == ir::Shape{1000});
+  CHECK(total_parameters(net) == params);
+
+  const double gmacs = engine_macs(net) / 1e9;
+  CAPTURE(gmacs, gflops);
+  CHECK(std::abs(gmacs - std::stod(gflops)) <= half_unit(gflops) + 1e-9);
+  CHECK(engine_macs(net) == hand_macs(net));
+}
+
+TEST_CASE("zoo networks have torchvision's layers") {
+  // Module counts read off torchvision's source (nn.Conv2d, nn.BatchNorm2d, nn.Linear instances).
+  auto [name, convs, batchnorms, linears] = GENERATE(table<std::string, std::int64_t, std::int64_t, std::int64_t>({
+      {"alexnet", 5, 0, 3},
+      {"vgg16", 13, 0, 3},
+      {"vgg16_bn", 13, 13, 3},
+      {"resnet34", 36, 36, 1},           // stem + 16 blocks x 2 + 3 downsample projections
+      {"resnet50", 53, 53, 1},           // stem + 16 blocks x 3 + 4 downsample projections
+      {"googlenet", 57, 57, 1},          // 3 stem BasicConv2d + 9 inceptions x 6 (aux heads off)
+      {"squeezenet1_0", 26, 0, 0},       // stem + 8 fires x 3 + final conv
+      {"shufflenet_v2_x2_0", 56, 56, 1}, // conv1 + 3 stride-2 units x 5 + 13 units x 3 + conv5
+      {"mobilenet_v2", 52, 52, 1},       // stem + 2 (t = 1) + 16 blocks x 3 + last conv
+      {"efficientnet_b0", 81, 49, 1},    // stem + 4 (expand 1: dw, SE x 2, project) + 15 x 5 + head conv
+      {"densenet121", 120, 121, 1},      // conv0 + 58 dense layers x 2 + 3 transitions
+  }));
+  CAPTURE(name);
+  const ir::Network net = lang::load_network(model_path(name));
+  CHECK(count_op(net, ir::Op::Conv) == convs);
+  CHECK(count_op(net, ir::Op::BatchNorm) == batchnorms);
+  CHECK(count_op(net, ir::Op::Linear) == linears);
+}
+
+TEST_CASE("intermediate shapes match torchvision's") {
+  // Shapes as torchvision's forward() comments and feature maps give them at the weights' resolution.
+  SECTION("resnet") {
+    const auto net = lang::load_network(model_path("resnet50"));
+    CHECK(scope_output(net, "maxpool") == ir::Shape{64, 56, 56});
+    CHECK(scope_output(net, "layer1") == ir::Shape{256, 56, 56});
+    CHECK(scope_output(net, "layer2") == ir::Shape{512, 28, 28});
+    CHECK(scope_output(net, "layer3") == ir::Shape{1024, 14, 14});
+    CHECK(scope_output(net, "layer4") == ir::Shape{2048, 7, 7});
+    const auto r34 = lang::load_network(model_path("resnet34"));
+    CHECK(scope_output(r34, "layer4") == ir::Shape{512, 7, 7});
+  }
+  SECTION("googlenet") {
+    const auto net = lang::load_network(model_path("googlenet"));
+    CHECK(scope_output(net, "maxpool1") == ir::Shape{64, 56, 56});   // ceil_mode: 112 -> 56
+    CHECK(scope_output(net, "maxpool2") == ir::Shape{192, 28, 28});
+    CHECK(scope_output(net, "inception3a") == ir::Shape{256, 28, 28});
+    CHECK(scope_output(net, "inception3b") == ir::Shape{480, 28, 28});
+    CHECK(scope_output(net, "inception4a") == ir::Shape{512, 14, 14});
+    CHECK(scope_output(net, "inception4d") == ir::Shape{528, 14, 14});
+    CHECK(scope_output(net, "inception4e") == ir::Shape{832, 14, 14});
+    CHECK(scope_output(net, "maxpool4") == ir::Shape{832, 7, 7});
+    CHECK(scope_output(net, "inception5b") == ir::Shape{1024, 7, 7});
+  }
+  SECTION("vgg and alexnet") {
+    CHECK(head_input(lang::load_network(model_path("alexnet"))) == ir::Shape{256, 6, 6});
+    CHECK(head_input(lang::load_network(model_path("vgg16"))) == ir::Shape{512, 7, 7});
+    CHECK(head_input(lang::load_network(model_path("vgg19"))) == ir::Shape{512, 7, 7});
+  }
+  SECTION("squeezenet") {
+    const auto v10 = lang::load_network(model_path("squeezenet1_0"));
+    CHECK(scope_output(v10, "maxpool1") == ir::Shape{96, 54, 54});
+    CHECK(scope_output(v10, "final_conv") == ir::Shape{1000, 13, 13});
+    const auto v11 = lang::load_network(model_path("squeezenet1_1"));
+    CHECK(scope_output(v11, "maxpool1") == ir::Shape{64, 55, 55});
+    CHECK(scope_output(v11, "final_conv") == ir::Shape{1000, 13, 13});
+  }
+  SECTION("shufflenet") {
+    const auto net = lang::load_network(model_path("shufflenet_v2_x2_0"));
+    CHECK(scope_output(net, "stage2") == ir::Shape{244, 28, 28});
+    CHECK(scope_output(net, "stage3") == ir::Shape{488, 14, 14});
+    CHECK(scope_output(net, "stage4") == ir::Shape{976, 7, 7});
+    CHECK(head_input(net) == ir::Shape{2048, 7, 7});
+  }
+  SECTION("mobilenets") {
+    CHECK(head_input(lang::load_network(model_path("mobilenet_v2"))) == ir::Shape{1280, 7, 7});
+    CHECK(head_input(lang::load_network(model_path("mobilenet_v3_large"))) == ir::Shape{960, 7, 7});
+    CHECK(head_input(lang::load_network(model_path("mobilenet_v3_small"))) == ir::Shape{576, 7, 7});
+  }
+  SECTION("efficientnet") {
+    // lastconv = 4 x make_divisible(320 x width_mult, 8) channels at resolution / 32 (rounded up).
+    auto [name, features] = GENERATE(table<std::string, ir::Shape>({
+        {"efficientnet_b0", {1280, 7, 7}},
+        {"efficientnet_b1", {1280, 8, 8}},
+        {"efficientnet_b2", {1408, 9, 9}},
+        {"efficientnet_b3", {1536, 10, 10}},
+        {"efficientnet_b4", {1792, 12, 12}},
+    }));
+    CAPTURE(name);
+    const auto net = lang::load_network(model_path(name));
+    CHECK(scope_output(net, "lastconv") == features);
+    CHECK(head_input(net) == features);
+  }
+  SECTION("densenet") {
+    const auto net = lang::load_network(model_path("densenet121"));
+    CHECK(scope_output(net, "pool0") == ir::Shape{64, 56, 56});
+    CHECK(scope_output(net, "denseblock1") == ir::Shape{256, 56, 56});
+    CHECK(scope_output(net, "transition1") == ir::Shape{128, 28, 28});
+    CHECK(scope_output(net, "denseblock2") == ir::Shape{512, 28, 28});
+    CHECK(scope_output(net, "transition2") == ir::Shape{256, 14, 14});
+    CHECK(scope_output(net, "denseblock3") == ir::Shape{1024, 14, 14});
+    CHECK(scope_output(net, "transition3") == ir::Shape{512, 7, 7});
+    CHECK(scope_output(net, "denseblock4") == ir::Shape{1024, 7, 7});
+  }
+}
+
+TEST_CASE("zoo networks take overrides of their parameters") {
+  SECTION("classes") {
+    // Only the classifier changes: (1000 - 10) x (features + 1) fewer parameters.
+    auto [name, features, params] = GENERATE(table<std::string, std::int64_t, std::int64_t>({
+        {"resnet50", 2048, 25'557'032},
+        {"mobilenet_v3_small", 1024, 2'542'856},
+        {"efficientnet_b0", 1280, 5'288'548},
+        {"densenet121", 1024, 7'978'856},
+    }));
+    CAPTURE(name);
+    const auto net = lang::load_network(model_path(name), {{"classes", "10"}});
+    CHECK(net.layers.at(net.output).output == ir::Shape{10});
+    CHECK(total_parameters(net) == params - 990 * (features + 1));
+  }
+  SECTION("squeezenet's classes are its final conv's channels") {
+    const auto net = lang::load_network(model_path("squeezenet1_1"), {{"classes", "10"}});
+    CHECK(net.layers.at(net.output).output == ir::Shape{10});
+    CHECK(total_parameters(net) == 1'235'496 - 990 * (512 + 1));
+  }
+  SECTION("resolution") {
+    // torchvision's EfficientNet-B0 at B4's resolution: same parameters, larger feature map.
+    const auto net = lang::load_network(model_path("efficientnet_b0"), {{"resolution", "380"}});
+    CHECK(total_parameters(net) == 5'288'548);
+    CHECK(head_input(net) == ir::Shape{1280, 12, 12});
+  }
+  SECTION("width") {
+    // torchvision's mobilenet_v2(width_mult=0.5): the stem rounds to make_divisible(32 x 0.5, 8) = 16
+    // channels, the last conv keeps make_divisible(1280 x max(1.0, 0.5), 8) = 1280.
+    const auto net = lang::load_network(model_path("mobilenet_v2"), {{"width", "0.5"}});
+    CHECK(net.layers.at(1).op == ir::Op::Conv);
+    CHECK(net.layers.at(1).output == ir::Shape{16, 112, 112});
+    CHECK(head_input(net) == ir::Shape{1280, 7, 7});
+    CHECK(total_parameters(net) < 3'504'872);
+  }
+  SECTION("an unknown parameter is refused") {
+    CHECK_THROWS(lang::load_network(model_path("resnet50"), {{"no_such_parameter", "1"}}));
+  }
+}
