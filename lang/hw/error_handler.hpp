@@ -44,6 +44,14 @@ class Locator {
   }
   bool next_token_is_end(iterator where) const { return skipped(where) == text_.end(); }
 
+  // Just after the file's last token (its start if it has none): where "found the end of the file"
+  // is reported, rather than on an empty last line or after a trailing comment.
+  iterator last_token_end() const {
+    iterator after_last = text_.begin();
+    for (iterator i = skipped(text_.begin()); i != text_.end(); i = skipped(i)) after_last = ++i;
+    return after_last;
+  }
+
  private:
   iterator skipped(iterator where) const {
     x3::skip_over(where, text_.end(), x3::make_context<x3::skipper_tag>(parser::skipper));
@@ -54,25 +62,29 @@ class Locator {
   std::string file_;
 };
 
+inline std::string describe_byte(unsigned char c) {
+  if (c >= 0x20 && c < 0x7f) return "'" + std::string(1, static_cast<char>(c)) + "'";
+  const char* digits = "0123456789abcdef";
+  return "byte 0x" + std::string{digits[c >> 4], digits[c & 15]};
+}
+
 inline Diagnostic expectation_diagnostic(const x3::expectation_failure<parser::iterator_type>& e,
                                          const Locator& locator) {
   const auto end = locator.text().end();
-  std::string message = "expected " + e.which();
-  // Inside a string nothing is skipped: an unterminated string is reported where its line ends.
-  const bool at_line_end = e.where() != end && (*e.where() == '\n' || *e.where() == '\r');
-  if (at_line_end && e.which().find("close the string") != std::string::npos)
-    return locator.error(e.where(), message + ", found the end of the line");
-  const auto where = locator.next_token(e.where());
-  if (where == e.where() && locator.next_token_is_end(e.where()))
-    return locator.error(where, message + ", found the end of the file");
-  const unsigned char c = static_cast<unsigned char>(*where);
-  if (c >= 0x20 && c < 0x7f) {
-    message += ", found '" + std::string(1, static_cast<char>(c)) + "'";
-  } else {
-    const char* digits = "0123456789abcdef";
-    message += ", found byte 0x" + std::string{digits[c >> 4], digits[c & 15]};
+  const std::string message = "expected " + e.which();
+  // Inside a string nothing is skipped: point at the very character (an unterminated string is
+  // reported where its line ends).
+  const bool in_string = e.which().find("close the string") != std::string::npos ||
+                         e.which().find("an escape") != std::string::npos;
+  if (in_string) {
+    if (e.where() == end) return locator.error(e.where(), message + ", found the end of the file");
+    if (*e.where() == '\n' || *e.where() == '\r') return locator.error(e.where(), message + ", found the end of the line");
+    return locator.error(e.where(), message + ", found " + describe_byte(static_cast<unsigned char>(*e.where())));
   }
-  return locator.error(where, std::move(message));
+  if (locator.next_token_is_end(e.where()))
+    return locator.error(locator.last_token_end(), message + ", found the end of the file");
+  const auto where = locator.next_token(e.where());
+  return locator.error(where, message + ", found " + describe_byte(static_cast<unsigned char>(*where)));
 }
 
 }  // namespace ridge::lang::hw

@@ -1,2 +1,169 @@
+// Bad `.hw` input: every error class gives `file:line:col: error: ...`, the source line, a caret
+// under the column, and what was expected. Also the syntax the grammar must accept (comments, UTF-8,
+// escapes, words that start like keywords or numbers).
 #include "parse.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <string>
+
+using Catch::Matchers::Contains;
+using ridge::lang::Diagnostic;
+
+namespace {
+
+// The diagnostics of a text that must be refused.
+std::vector<Diagnostic> refuse(const std::string& text) {
+  try {
+    ridge::lang::parse_device(text, "bad.hw");
+  } catch (const ridge::lang::Error& e) {
+    return e.diagnostics();
+  }
+  FAIL("accepted a text that should have been refused:\n" << text);
+  return {};
+}
+
+// A well-formed device around one line, with a sticky source so the line's figure has one.
+std::string with_line(const std::string& line) {
+  return "device \"x\" {\n  kind = gpu\n  source = \"test\"\n  " + line + "\n}\n";
+}
+
+// The rendered diagnostic ends with the caret under column `column`.
+std::string caret_at(int column) { return std::string(static_cast<std::size_t>(column - 1), ' ') + "^"; }
+
+}  // namespace
+
+TEST_CASE("bad .hw input is reported at its line and column with what was expected") {
+  const auto [what, text, line, column, expected] = GENERATE(table<std::string, std::string, int, int, std::string>({
+      {"empty file", "", 1, 1, "expected a device declaration 'device \"NAME\" { ... }', found the end of the file"},
+      {"only a comment", "# nothing here\n", 1, 1, "expected a device declaration"},
+      {"keyword prefix is not the keyword", "devices \"x\" { }", 1, 1, "expected a device declaration"},
+      {"garbage bytes", "\x01\xff\xfe garbage", 1, 1, "found byte 0x01"},
+      {"garbage inside the device", "device \"x\" {\n  kind = gpu\n  @@@\n}\n", 3, 3,
+       "expected a key such as 'peak.fp32', or '}' to close the device, found '@'"},
+      {"no name", "device {\n}\n", 1, 8, "expected a string in double quotes, found '{'"},
+      {"no opening brace", "device \"x\"\n  kind = gpu\n}\n", 2, 3, "expected '{', found 'k'"},
+      {"truncated after an entry", "device \"x\" {\n  kind = gpu\n", 2, 13,
+       "expected a key such as 'peak.fp32', or '}' to close the device, found the end of the file"},
+      {"truncated after '='", "device \"x\" {\n  kind =", 2, 9, "expected a value"},
+      {"missing '='", "device \"x\" {\n  kind gpu\n}\n", 2, 8, "expected '=', found 'g'"},
+      {"unbalanced braces: one too many", "device \"x\" {\n  kind = gpu\n}\n}\n", 4, 1,
+       "expected the end of the file after the device's '}', found '}'"},
+      {"unbalanced braces: nested", "device \"x\" {\n  kind = gpu {\n}\n", 2, 14, "found '{'"},
+      {"unterminated string", "device \"x\" {\n  source = \"abc\n}\n", 2, 16,
+       "expected '\"' to close the string, found the end of the line"},
+      {"unknown escape", "device \"x\" {\n  provenance = \"a\\qb\"\n}\n", 2, 19, "expected an escape"},
+      {"source without its text", "device \"x\" {\n  kind = gpu\n  peak.fp32 = 1 TFLOP/s source\n}\n", 4, 1,
+       "expected a string in double quotes, found '}'"},
+      {"unknown key", with_line("frequency = 1 GHz"), 4, 3,
+       "unknown key 'frequency'; expected one of kind, source, provenance, peak.PREC"},
+      {"unknown precision", with_line("peak.fp8 = 1 TFLOP/s"), 4, 3,
+       "unknown precision 'fp8' in 'peak.fp8'; expected one of fp64, fp32, tf32, fp16, bf16, int8"},
+      {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3, "unknown op class 'conv'"},
+      {"unknown pass", with_line("ppp.matmul.fwd.compute = 0.5"), 4, 3, "expected forward or backward"},
+      {"wrong unit dimension", with_line("memory.size = 1555 GB/s"), 4, 22,
+       "'GB/s' is a bandwidth, but 'memory.size' takes a size such as '40 GiB'"},
+      {"time for a rate", with_line("peak.fp32 = 5 us"), 4, 17, "'us' is a time, but 'peak.fp32' takes a rate"},
+      {"percent for a size", with_line("l2.size = 40 %"), 4, 16, "'%' is a fraction, but 'l2.size' takes a size"},
+      {"missing unit", with_line("memory.size = 40"), 4, 19, "missing unit: 'memory.size' takes a size such as '40 GiB'"},
+      {"missing unit on a time", with_line("launch_overhead = 5"), 4, 22, "takes a time such as '5 us'"},
+      {"unknown unit with a hint", with_line("peak.fp32 = 19.5 TFLOPS"), 4, 20,
+       "unknown unit 'TFLOPS'; did you mean 'TFLOP/s'?"},
+      {"lower-case unit with a hint", with_line("memory.bandwidth = 900 gb/s"), 4, 26, "did you mean 'GB/s'?"},
+      {"negative value", with_line("memory.bandwidth = -900 GB/s"), 4, 22, "'memory.bandwidth' must be positive, found -900"},
+      {"zero value", with_line("peak.fp32 = 0 TFLOP/s"), 4, 15, "'peak.fp32' must be positive, found 0"},
+      {"nan value", with_line("peak.fp32 = nan TFLOP/s"), 4, 15, "'peak.fp32' must be a finite number, found nan"},
+      {"infinite value", with_line("memory.size = inf GiB"), 4, 17, "must be a finite number, found inf"},
+      {"PPP above 1", with_line("ppp.matmul.compute = 1.5"), 4, 24, "is a fraction of peak in (0, 1], found 1.5"},
+      {"PPP above 100 %", with_line("ppp.matmul.memory = 120 %"), 4, 23, "found 120 %"},
+      {"string for a figure", with_line("peak.fp32 = \"fast\""), 4, 15, "'peak.fp32' takes a rate such as '19.5 TFLOP/s'"},
+      {"figure without source", "device \"x\" {\n  kind = gpu\n  peak.fp32 = 19.5 TFLOP/s\n}\n", 3, 3,
+       "figure 'peak.fp32' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it"},
+      {"figure with an empty source", "device \"x\" {\n  kind = gpu\n  peak.fp32 = 1 TFLOP/s source \"\"\n}\n", 3,
+       3, "has no source"},
+      {"bad kind", "device \"x\" {\n  kind = gpux\n}\n", 2, 10,
+       "expected a device kind: one of gpu, cpu, tpu, soc, accelerator"},
+      {"no kind", "device \"x\" {\n}\n", 1, 1, "the device has no 'kind = ...'"},
+      {"empty name", "device \"\" {\n  kind = gpu\n}\n", 1, 8, "the device's name is empty"},
+      {"interconnect not declared", with_line("system.interconnect = nvlink"), 4, 25,
+       "'system.interconnect' names link 'nvlink', which the device does not declare"},
+      {"latency without bandwidth", with_line("link.ib.latency = 1 us"), 4, 3, "link 'ib' has no bandwidth"},
+      {"fractional device count", with_line("system.count = 2.5"), 4, 18, "takes a whole number of devices"},
+      {"count without interconnect", with_line("system.count = 8"), 4, 3, "needs 'system.interconnect = LINK'"},
+  }));
+  CAPTURE(what, text);
+  const auto diagnostics = refuse(text);
+  REQUIRE_FALSE(diagnostics.empty());
+  const Diagnostic& d = diagnostics.front();
+  CHECK(d.where.file == "bad.hw");
+  CHECK(d.where.line == line);
+  CHECK(d.where.column == column);
+  CHECK_THAT(d.message, Contains(expected));
+  // clang's shape: "bad.hw:L:C: error: ...", then the source line, then the caret under the column.
+  const std::string rendered = ridge::lang::render(d);
+  CHECK_THAT(rendered, Contains("bad.hw:" + std::to_string(line) + ":" + std::to_string(column) + ": error: "));
+  // (The renderer shows control bytes as spaces, so the quoted line is compared by its caret.)
+  if (!d.source_line.empty()) CHECK_THAT(rendered, Contains("\n" + caret_at(column) + "\n"));
+}
+
+TEST_CASE("a duplicate key points at the second and notes the first") {
+  const auto diagnostics = refuse("device \"x\" {\n  kind = gpu\n  source = \"s\"\n  memory.size = 40 GiB\n"
+                                  "  memory.size = 80 GiB\n}\n");
+  REQUIRE(diagnostics.size() == 1);
+  const Diagnostic& d = diagnostics.front();
+  CHECK(d.where.line == 5);
+  CHECK(d.where.column == 3);
+  CHECK(d.message == "duplicate key 'memory.size'");
+  REQUIRE(d.notes.size() == 1);
+  CHECK(d.notes[0].where.line == 4);
+  CHECK(d.notes[0].message == "'memory.size' first given here");
+  CHECK_THAT(ridge::lang::render(d), Contains("bad.hw:4:3: note: 'memory.size' first given here"));
+}
+
+TEST_CASE("every semantic problem of a file is reported, not only the first") {
+  const auto diagnostics = refuse(with_line("memory.size = 1 GB/s\n  peak.fp32 = 0 TFLOP/s\n  foo = 1"));
+  REQUIRE(diagnostics.size() == 3);
+  CHECK(diagnostics[0].where.line == 4);
+  CHECK(diagnostics[1].where.line == 5);
+  CHECK(diagnostics[2].where.line == 6);
+}
+
+TEST_CASE("a file that cannot be read is a diagnostic too") {
+  CHECK_THROWS_AS(ridge::lang::load_device("/nonexistent/device.hw"), ridge::lang::Error);
+}
+
+TEST_CASE("the grammar accepts comments, UTF-8, escapes and words that look like keywords or numbers") {
+  const std::string text =
+      "# A system of eight GPUs \xe2\x80\x94 UTF-8 in a comment\n"
+      "device \"GPU \\\"x\\\" \xc3\xa9\" {  # comment after a brace\n"
+      "\tkind = gpu source \"a word value may carry a source\"\n"
+      "  source = \"sheet A\"\n"
+      "  peak.fp32 = 1.95e13 FLOP/s\n"
+      "  memory.size = 40GiB                      # no space before the unit\n"
+      "  memory.bandwidth = 1555 GB/s source \"sheet B\"\n"
+      "  link.infiniband.bandwidth = 200 Gb/s\n"
+      "  link.infiniband.latency = 1.5 us\n"
+      "  system.count = 8\n"
+      "  system.interconnect = infiniband         # starts like 'inf'\n"
+      "  ppp.matmul.forward.compute = 80 %\n"
+      "  ppp.elementwise.memory = 0.9\n"
+      "  provenance = \"line one\"\n"
+      "  provenance = \"line two\\n\"\n"
+      "}  # trailing comment, no newline at the end";
+  const auto d = ridge::lang::parse_device(text, "some/dir/dgx.hw");
+  CHECK(d.id == "dgx");
+  CHECK(d.name == "GPU \"x\" \xc3\xa9");
+  CHECK(d.vector_peak.at(ridge::ir::Precision::FP32).value == 1.95e13);
+  CHECK(d.vector_peak.at(ridge::ir::Precision::FP32).source == "sheet A");
+  CHECK(d.memory_size->value == 40.0 * (1ull << 30));
+  CHECK(d.memory_bandwidth->source == "sheet B");
+  CHECK(d.links.at("infiniband").bandwidth.value == 25e9);  // 200 Gb/s = 25 GB/s
+  CHECK(d.links.at("infiniband").latency->value == Approx(1.5e-6));
+  CHECK(d.count == 8);
+  CHECK(d.interconnect == "infiniband");
+  using ridge::ir::OpClass;
+  using ridge::ir::Pass;
+  CHECK(d.ppp.at({OpClass::MatMul, Pass::Forward}).compute->value == Approx(0.8));
+  CHECK(d.ppp.at({OpClass::Elementwise, std::nullopt}).memory->value == 0.9);
+  CHECK(d.provenance == std::vector<std::string>{"line one", "line two\n"});
+}
