@@ -36,6 +36,7 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   l.op = op;
   l.attrs = std::move(attrs);
   l.inputs = std::move(inputs);
+  l.origin = origin_;
   l.name = name_for(ir::op_name(op), std::move(name));
   const bool taken = std::any_of(network_.layers.begin(), network_.layers.end(),
                                  [&](const ir::Layer& other) { return other.name == l.name; });

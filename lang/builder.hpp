@@ -83,6 +83,10 @@ class NetworkBuilder {
   [[nodiscard]] Scope scope(std::string_view block_name);
   [[nodiscard]] Scope named_scope(std::string label);
 
+  // Where the layers made from now on were written ("file:line:col", ir::Layer::origin); the text
+  // front end sets it before each layer, C++ callers may leave it empty.
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
+
   // The finished network, returning `output`. The builder is left empty.
   ir::Network finish(Value output);
 
@@ -95,6 +99,7 @@ class NetworkBuilder {
 
   ir::Network network_;
   std::vector<Frame> frames_;
+  std::string origin_;
 };
 
 }  // namespace ridge::lang

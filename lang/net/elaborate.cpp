@@ -1,0 +1,451 @@
+// Statements, expressions and block instances. Ops and built-ins are in calls.cpp.
+#include "net/elaborator.hpp"
+
+#include "ir/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ridge::lang::net {
+namespace {
+
+// Depth guard for the elaborator's own recursion.
+class DepthGuard {
+ public:
+  explicit DepthGuard(int& depth) : depth_(depth) { ++depth_; }
+  ~DepthGuard() { --depth_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+
+ private:
+  int& depth_;
+};
+
+int precedence(const std::string& op) {
+  if (op == "||") return 1;
+  if (op == "&&") return 2;
+  if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") return 3;
+  if (op == "+" || op == "-") return 4;
+  return 5;   // * / // %
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean 'conv'?)" when a known name is close.
+std::string suggestion(std::string_view name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const auto& k : known) {
+    const std::size_t d = edit_distance(name, k);
+    if (d < best_distance) {
+      best_distance = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+}  // namespace
+
+Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
+                       const Overrides& overrides)
+    : file_(file), source_(source), positions_(positions) {
+  for (const auto& d : file_.definitions) {
+    if (d.kind == "network") {
+      if (network_) fail(d, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
+      network_ = &d;
+      continue;
+    }
+    if (is_op_name(d.name.name) || is_builtin_name(d.name.name))
+      fail(d.name, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
+    if (!blocks_.emplace(d.name.name, &d).second) fail(d.name, "block '" + d.name.name + "' is defined twice");
+  }
+  // Parameters: unique names, required ones first.
+  for (const auto& d : file_.definitions) {
+    if (!d.params) continue;
+    std::set<std::string> seen;
+    bool defaulted = false;
+    for (const auto& p : *d.params) {
+      if (!seen.insert(p.name.name).second) fail(p.name, "parameter '" + p.name.name + "' is declared twice");
+      if (p.default_value) defaulted = true;
+      else if (d.kind == "network")
+        fail(p.name, "network parameter '" + p.name.name + "' needs a default value (" + p.name.name + " = ...)");
+      else if (defaulted)
+        fail(p.name, "parameter '" + p.name.name + "' has no default but follows one that has; expected parameters "
+                     "without defaults first");
+    }
+  }
+  if (!network_) {
+    Diagnostic d = source_.diagnostic(0, "expected a network definition: the file defines no 'network'");
+    throw Error({std::move(d)});
+  }
+  bind_parameters(*network_, overrides);
+}
+
+std::size_t Elaborator::offset(const Tagged& at) const { return positions_.offset_of(at).value_or(0); }
+
+void Elaborator::fail(const Tagged& at, std::string message) const {
+  Diagnostic d = source_.diagnostic(offset(at), std::move(message));
+  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
+    d.notes.push_back(source_.note(offset(*it->site), "block '" + it->block->name.name + "' instantiated here"));
+  throw Error({std::move(d)});
+}
+
+void Elaborator::step(const Tagged& at) {
+  if (++steps_ > kMaxSteps)
+    fail(at, "elaboration takes more than " + std::to_string(kMaxSteps) +
+                 " steps; expected a network that expands to a bounded size (do blocks call blocks many times over?)");
+}
+
+void Elaborator::bind_parameters(const ast::Definition& network, const Overrides& overrides) {
+  std::set<std::string> known;
+  if (network.params)
+    for (const auto& p : *network.params) {
+      known.insert(p.name.name);
+      Scope none;
+      globals_[p.name.name] = eval(*p.default_value, none);
+    }
+  for (const auto& [name, text] : overrides) {
+    if (!known.count(name)) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      fail(network.name, "--set " + name + "=" + text + ": network '" + network.name.name + "' has no parameter '" +
+                             name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
+    }
+    const ast::Param& p = *std::find_if(network.params->begin(), network.params->end(),
+                                        [&](const ast::Param& q) { return q.name.name == name; });
+    if (text == "true" || text == "false") {
+      globals_[name] = Value::of_bool(text == "true");
+      continue;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) ||
+        std::isspace(static_cast<unsigned char>(text.front())))
+      fail(p.name, "--set " + name + "=" + text + ": expected a number or true/false as the value of '" + name + "'");
+    globals_[name] = Value::of_number(v);
+  }
+}
+
+const Value& Elaborator::lookup(const ast::Identifier& name, const Scope& scope) const {
+  if (auto it = scope.find(name.name); it != scope.end()) return it->second;
+  if (auto it = globals_.find(name.name); it != globals_.end()) return it->second;
+  std::vector<std::string> known;
+  for (const auto& [k, v] : scope) known.push_back(k);
+  for (const auto& [k, v] : globals_) known.push_back(k);
+  if (is_callable(name.name))
+    fail(name, "'" + name.name + "' is an op, block or function, not a value; expected a call such as " + name.name +
+                   "(...) or x -> " + name.name);
+  fail(name, "unknown name '" + name.name + "'" + suggestion(name.name, known));
+}
+
+bool Elaborator::is_callable(std::string_view name) const {
+  return blocks_.count(name) || is_op_name(name) || is_builtin_name(name);
+}
+
+ir::Network Elaborator::run() {
+  const ast::Definition& net = *network_;
+  Scope scope;
+  const bool returned = exec(net.body, scope);
+  if (!builder_) fail(net.name, "network '" + net.name.name + "' has no 'input'; expected a statement such as "
+                                "`input x: [3, 224, 224]`");
+  if (!returned || !returned_)
+    fail(net.name, "network '" + net.name.name + "' has no 'return'; expected `return` with its output tensor");
+  if (returned_->kind != Value::Kind::Tensor)
+    fail(net.name, "network '" + net.name.name + "' returns " + describe(*returned_) + "; expected a tensor");
+  ir::Network out = builder_->finish(returned_->tensor);
+  out.layers.front().origin = input_origin_;
+  return out;
+}
+
+bool Elaborator::exec(const ast::Body& body, Scope& scope) {
+  bool returned = false;
+  for (const auto& s : body) {
+    exec(s, scope, returned);
+    if (returned) return true;
+  }
+  return false;
+}
+
+void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& returned) {
+  DepthGuard guard(depth_);
+  struct Visitor {
+    Elaborator& e;
+    Scope& scope;
+    bool& returned;
+
+    void operator()(const ast::Input& s) const {
+      e.step(s);
+      if (!e.stack_.empty()) e.fail(s, "'input' belongs in the network, not in block '" + e.stack_.back().block->name.name + "'");
+      if (e.builder_) e.fail(s, "the network already has an input; expected one 'input' statement");
+      const Value v = e.eval(s.shape, scope);
+      if (v.kind != Value::Kind::List || v.items.empty())
+        e.fail(s.shape, "expected the input shape as a list of sizes such as [3, 224, 224], got " + describe(v));
+      ir::Shape shape;
+      for (const auto& item : v.items) shape.push_back(e.to_int(Arg{{}, item, &s.shape}, "an input dimension"));
+      try {
+        e.builder_.emplace(e.network_->name.name, shape);
+      } catch (const std::exception& ex) {
+        e.fail(s.shape, ex.what());
+      }
+      e.input_origin_ = e.source_.origin(e.offset(s));
+      scope[s.name.name] = Value::of_tensor(e.builder_->input());
+    }
+    void operator()(const ast::Assign& s) const {
+      e.step(s);
+      Value v = e.eval(s.value, scope);
+      if (s.targets.size() == 1) {
+        scope[s.targets.front().name] = std::move(v);
+        return;
+      }
+      if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List)
+        e.fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                      " names; expected a tuple (what split returns)");
+      if (v.items.size() != s.targets.size())
+        e.fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                      " names; expected as many names as values");
+      for (std::size_t i = 0; i < s.targets.size(); ++i) scope[s.targets[i].name] = v.items[i];
+    }
+    void operator()(const ast::If& s) const {
+      e.step(s);
+      for (const auto& b : s.branches) {
+        const Value c = e.eval(b.condition, scope);
+        if (e.to_bool(Arg{{}, c, &b.condition}, "the condition of 'if'")) {
+          returned = e.exec(b.body, scope);
+          return;
+        }
+      }
+      if (s.otherwise) returned = e.exec(*s.otherwise, scope);
+    }
+    void operator()(const ast::For& s) const {
+      e.step(s);
+      const std::int64_t from = e.to_int(Arg{{}, e.eval(s.from, scope), &s.from}, "a loop bound");
+      const std::int64_t to = e.to_int(Arg{{}, e.eval(s.to, scope), &s.to}, "a loop bound");
+      const std::int64_t n = std::max<std::int64_t>(0, to - from);
+      if (n > kMaxLoopIterations - e.loop_iterations_)
+        e.fail(s, "this loop would run " + std::to_string(n) + " times, past the limit of " +
+                      std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
+                      std::to_string(e.loop_iterations_) + " already run)");
+      e.loop_iterations_ += n;
+      for (std::int64_t i = from; i < to; ++i) {
+        scope[s.var.name] = Value::of_number(static_cast<double>(i));
+        if (e.exec(s.body, scope)) {
+          returned = true;
+          return;
+        }
+      }
+    }
+    void operator()(const ast::Return& s) const {
+      e.step(s);
+      e.returned_ = e.eval(s.value, scope);
+      returned = true;
+    }
+  };
+  boost::apply_visitor(Visitor{*this, scope, returned}, statement);
+}
+
+Value Elaborator::eval(const ast::Expr& e, Scope& scope) {
+  DepthGuard guard(depth_);
+  if (depth_ > kMaxEvalDepth)
+    fail(e, "expressions and block calls nest more than " + std::to_string(kMaxEvalDepth) + " deep");
+  Value v = eval(e.head, scope);
+  for (const auto& link : e.links) v = call(link, std::move(v), scope);
+  return v;
+}
+
+Value Elaborator::eval(const ast::Conditional& e, Scope& scope) {
+  // c0 ? a0 : c1 ? a1 : ... : last, right-associative, evaluated without recursion.
+  const ast::Binary* current = &e.head;
+  for (const auto& tail : e.tails) {
+    const Value c = eval(*current, scope);
+    if (to_bool(Arg{{}, c, current}, "the condition of '?:'")) return eval(tail.then.get(), scope);
+    current = &tail.otherwise;
+  }
+  return eval(*current, scope);
+}
+
+Value Elaborator::eval(const ast::Binary& e, Scope& scope) {
+  // Precedence climbing over the flat operand/operator list (left-associative within a level).
+  std::vector<Value> values;
+  std::vector<const ast::BinaryOp*> ops;
+  const auto reduce = [&] {
+    const ast::BinaryOp* op = ops.back();
+    ops.pop_back();
+    Value b = std::move(values.back());
+    values.pop_back();
+    values.back() = apply(*op, values.back(), b);
+  };
+  values.push_back(eval(e.first, scope));
+  for (const auto& op : e.rest) {
+    while (!ops.empty() && precedence(ops.back()->op) >= precedence(op.op)) reduce();
+    ops.push_back(&op);
+    values.push_back(eval(op.rhs, scope));
+  }
+  while (!ops.empty()) reduce();
+  return std::move(values.back());
+}
+
+Value Elaborator::apply(const ast::BinaryOp& node, const Value& a, const Value& b) const {
+  const std::string& op = node.op;
+  if (op == "||" || op == "&&") {
+    const bool x = to_bool(Arg{{}, a, &node}, "the left side of '" + op + "'");
+    const bool y = to_bool(Arg{{}, b, &node.rhs}, "the right side of '" + op + "'");
+    return Value::of_bool(op == "||" ? (x || y) : (x && y));
+  }
+  if ((op == "==" || op == "!=") && a.kind == Value::Kind::Bool && b.kind == Value::Kind::Bool)
+    return Value::of_bool((a.boolean == b.boolean) == (op == "=="));
+  const double x = to_number(Arg{{}, a, &node}, "the left side of '" + op + "'");
+  const double y = to_number(Arg{{}, b, &node.rhs}, "the right side of '" + op + "'");
+  if (op == "==") return Value::of_bool(x == y);
+  if (op == "!=") return Value::of_bool(x != y);
+  if (op == "<") return Value::of_bool(x < y);
+  if (op == "<=") return Value::of_bool(x <= y);
+  if (op == ">") return Value::of_bool(x > y);
+  if (op == ">=") return Value::of_bool(x >= y);
+  if (op == "+") return Value::of_number(x + y);
+  if (op == "-") return Value::of_number(x - y);
+  if (op == "*") return Value::of_number(x * y);
+  if (y == 0.0) fail(node, "division by zero in '" + op + "'");
+  if (op == "/") return Value::of_number(x / y);
+  if (op == "//") return Value::of_number(std::floor(x / y));
+  return Value::of_number(x - y * std::floor(x / y));   // %: floored, like Python
+}
+
+Value Elaborator::eval(const ast::Unary& e, Scope& scope) {
+  step(e);
+  Value v = eval(e.operand, scope);
+  for (auto it = e.prefix.rbegin(); it != e.prefix.rend(); ++it) {
+    if (*it == '-') v = Value::of_number(-to_number(Arg{{}, v, &e}, "the operand of '-'"));
+    else v = Value::of_bool(!to_bool(Arg{{}, v, &e}, "the operand of '!'"));
+  }
+  return v;
+}
+
+Value Elaborator::eval(const ast::Operand& e, Scope& scope) {
+  struct Visitor {
+    Elaborator& el;
+    Scope& scope;
+    Value operator()(const ast::Number& n) const { return Value::of_number(n.value); }
+    Value operator()(const ast::Bool& b) const { return Value::of_bool(b.value); }
+    Value operator()(const ast::Identifier& id) const { return el.lookup(id, scope); }
+    Value operator()(const ast::Call& c) const { return el.call(c, std::nullopt, scope); }
+    Value operator()(const ast::List& l) const {
+      std::vector<Value> items;
+      for (const auto& item : l.items) items.push_back(el.eval(item, scope));
+      return Value::of_list(std::move(items));
+    }
+    Value operator()(const ast::Group& g) const { return el.eval(g.inner.get(), scope); }
+  };
+  return boost::apply_visitor(Visitor{*this, scope}, e);
+}
+
+Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& scope) {
+  step(c);
+  std::vector<Arg> args;
+  if (piped) args.push_back(Arg{{}, std::move(*piped), &c});
+  if (c.args)
+    for (const auto& a : *c.args) {
+      const Value v = eval(a.value.get(), scope);
+      args.push_back(Arg{a.keyword ? std::optional<std::string>(a.keyword->name) : std::nullopt, v, &a});
+    }
+  const std::string& name = c.callee.name;
+  const std::string label = c.label ? c.label->name : std::string();
+  if (auto it = blocks_.find(name); it != blocks_.end()) return call_block(*it->second, c, std::move(args));
+  if (is_op_name(name)) return *call_op(name, c, std::move(args), label);
+  if (is_builtin_name(name)) {
+    if (c.label) fail(*c.label, "'as' names a layer or block instance; '" + name + "' makes neither");
+    return *call_builtin(name, c, std::move(args));
+  }
+  std::vector<std::string> known(blocks_.size());
+  std::transform(blocks_.begin(), blocks_.end(), known.begin(), [](const auto& kv) { return kv.first; });
+  for (auto n : callable_names()) known.emplace_back(n);
+  fail(c.callee, "unknown op or block '" + name + "'" + suggestion(name, known));
+}
+
+Value Elaborator::call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args) {
+  for (const auto& f : stack_)
+    if (f.block == &block) {
+      std::string chain;
+      for (const auto& g : stack_) chain += g.block->name.name + " -> ";
+      fail(c.callee, "block '" + block.name.name + "' is instantiated recursively (" + chain + block.name.name +
+                         "); recursion is not allowed");
+    }
+  if (stack_.size() >= kMaxBlockDepth)
+    fail(c.callee, "block calls nest deeper than " + std::to_string(kMaxBlockDepth) + " levels");
+  if (!builder_) return run_block(block, c, std::move(args));
+  // The block instance is a naming scope: its `as` label, else `<block><k>` (as NetworkBuilder::scope).
+  if (c.label) {
+    auto s = builder_->named_scope(c.label->name);
+    return run_block(block, c, std::move(args));
+  }
+  auto s = builder_->scope(block.name.name);
+  return run_block(block, c, std::move(args));
+}
+
+Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args) {
+  stack_.push_back({&block, &c.callee});
+  struct Pop {
+    std::vector<Frame>& s;
+    ~Pop() { s.pop_back(); }
+  } pop{stack_};
+  // Bind positional, then keyword arguments; then defaults, evaluated in the new scope.
+  Scope scope;
+  const std::vector<ast::Param> none;
+  const auto& params = block.params ? *block.params : none;
+  std::size_t positional = 0;
+  for (const auto& a : args) {
+    if (a.keyword) {
+      const auto p = std::find_if(params.begin(), params.end(), [&](const ast::Param& q) { return q.name.name == *a.keyword; });
+      if (p == params.end()) {
+        std::string list;
+        for (const auto& q : params) list += (list.empty() ? "" : ", ") + q.name.name;
+        fail(*a.at, "block '" + block.name.name + "' has no parameter '" + *a.keyword + "'; expected one of: " + list);
+      }
+      if (scope.count(*a.keyword)) fail(*a.at, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
+      scope[*a.keyword] = a.value;
+      continue;
+    }
+    if (positional >= params.size())
+      fail(*a.at, "block '" + block.name.name + "' takes " + std::to_string(params.size()) + " argument(s), got more");
+    scope[params[positional++].name.name] = a.value;
+  }
+  for (const auto& p : params) {
+    if (scope.count(p.name.name)) continue;
+    if (!p.default_value)
+      fail(c.callee, "block '" + block.name.name + "' needs argument '" + p.name.name + "'; expected it by position or as `" +
+                         p.name.name + ": ...`");
+    scope[p.name.name] = eval(*p.default_value, scope);
+  }
+  returned_.reset();
+  if (!exec(block.body, scope) || !returned_)
+    fail(block.name, "block '" + block.name.name + "' ended without 'return'; expected `return` with its result");
+  Value result = std::move(*returned_);
+  returned_.reset();
+  return result;
+}
+
+}  // namespace ridge::lang::net
+
+namespace ridge::lang::net {
+
+ir::Network elaborate(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
+                      const Overrides& overrides) {
+  Elaborator e(file, source, positions, overrides);
+  return e.run();
+}
+
+}  // namespace ridge::lang::net

@@ -1,0 +1,28 @@
+// Elaboration: a parsed `.net` file to the IR. Binds the network's parameters (defaults, then
+// --set overrides), runs the network body (blocks expanded, loops unrolled, shapes inferred through
+// lang::NetworkBuilder so layer names follow the same rule as the C++ form) and reports every
+// semantic error as a diagnostic pointing at the construct that caused it.
+#pragma once
+
+#include "net/ast.hpp"
+#include "net/config.hpp"
+#include "net/source_map.hpp"
+#include "parse.hpp"
+
+namespace ridge::lang::net {
+
+// Limits from LANGUAGE.md (nesting is precheck.hpp's).
+inline constexpr std::size_t kMaxBlockDepth = 64;
+inline constexpr std::size_t kMaxLayers = 100'000;
+inline constexpr std::int64_t kMaxLoopIterations = 1'000'000;
+// Work bound: operands evaluated and statements run, so that blocks calling blocks twice over
+// (exponential expansion without loops) end in an error instead of running for ever.
+inline constexpr std::int64_t kMaxSteps = 20'000'000;
+// Elaborator recursion (expressions inside blocks inside expressions...), kept well inside the stack.
+inline constexpr int kMaxEvalDepth = 1'000;
+
+// Throws lang::Error.
+ir::Network elaborate(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
+                      const Overrides& overrides);
+
+}  // namespace ridge::lang::net

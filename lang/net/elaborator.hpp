@@ -1,0 +1,111 @@
+// The elaborator's state and its parts, shared by elaborate.cpp (statements, expressions, blocks)
+// and calls.cpp (ops and built-in functions). Internal to lang/net.
+#pragma once
+
+#include "builder.hpp"
+#include "net/elaborate.hpp"
+#include "net/value.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ridge::lang::net {
+
+using Tagged = boost::spirit::x3::position_tagged;
+
+// An evaluated call argument and where it was written.
+struct Arg {
+  std::optional<std::string> keyword;
+  Value value;
+  const Tagged* at;
+};
+
+// A parameter of an op or built-in: a name and, for optional ones, a default (Kind::None for
+// defaults that depend on other arguments, such as maxpool's stride = kernel).
+struct ParamSpec {
+  std::string_view name;
+  bool required;
+  Value fallback = {};
+};
+
+// Arguments bound to parameters by position then keyword.
+struct Bound {
+  std::map<std::string, Arg, std::less<>> args;
+  std::vector<Arg> rest;   // extra positional arguments of a variadic op (concat, min, max)
+  const Arg& operator[](std::string_view name) const { return args.find(name)->second; }
+};
+
+class Elaborator {
+ public:
+  Elaborator(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
+             const Overrides& overrides);
+  ir::Network run();
+
+  // --- used by calls.cpp ---
+  [[noreturn]] void fail(const Tagged& at, std::string message) const;
+  std::int64_t to_int(const Arg& a, std::string_view what) const;
+  double to_number(const Arg& a, std::string_view what) const;
+  bool to_bool(const Arg& a, std::string_view what) const;
+  ir::LayerId to_tensor(const Arg& a, std::string_view what) const;
+  ir::Pair to_pair(const Arg& a, std::string_view what) const;
+  const ir::Shape& shape(ir::LayerId id) const { return builder_->shape(id); }
+  ir::LayerId make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::LayerId> inputs, std::string name,
+                         const Tagged& at);
+  Bound bind(std::string_view callee, const std::vector<ParamSpec>& params, bool variadic, std::vector<Arg> args,
+             const Tagged& at) const;
+
+ private:
+  using Scope = std::map<std::string, Value, std::less<>>;
+  struct Frame {
+    const ast::Definition* block;
+    const Tagged* site;
+  };
+
+  std::size_t offset(const Tagged& at) const;
+  void step(const Tagged& at);
+  void bind_parameters(const ast::Definition& network, const Overrides& overrides);
+  const Value& lookup(const ast::Identifier& name, const Scope& scope) const;
+
+  bool exec(const ast::Body& body, Scope& scope);   // true once a `return` ran
+  void exec(const ast::Statement& s, Scope& scope, bool& returned);
+  Value eval(const ast::Expr& e, Scope& scope);
+  Value eval(const ast::Conditional& e, Scope& scope);
+  Value eval(const ast::Binary& e, Scope& scope);
+  Value eval(const ast::Unary& e, Scope& scope);
+  Value eval(const ast::Operand& e, Scope& scope);
+  Value apply(const ast::BinaryOp& op, const Value& a, const Value& b) const;
+  Value call(const ast::Call& c, std::optional<Value> piped, Scope& scope);
+  Value call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
+  Value run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
+  bool is_callable(std::string_view name) const;
+
+  // calls.cpp
+  std::optional<Value> call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,
+                               const std::string& label);
+  std::optional<Value> call_builtin(std::string_view name, const ast::Call& c, std::vector<Arg> args);
+
+  const ast::File& file_;
+  const SourceMap& source_;
+  const grammar::error_handler_type& positions_;
+  const ast::Definition* network_ = nullptr;
+  std::map<std::string, const ast::Definition*, std::less<>> blocks_;
+  Scope globals_;
+  std::optional<NetworkBuilder> builder_;
+  std::string input_origin_;
+  std::vector<Frame> stack_;
+  std::optional<Value> returned_;
+  std::size_t layers_ = 0;
+  std::int64_t loop_iterations_ = 0;
+  std::int64_t steps_ = 0;
+  int depth_ = 0;
+};
+
+// Names the language reserves for ops and built-in functions (a block may not take one).
+bool is_op_name(std::string_view name);
+bool is_builtin_name(std::string_view name);
+const std::vector<std::string_view>& callable_names();
+
+}  // namespace ridge::lang::net

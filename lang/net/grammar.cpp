@@ -1,0 +1,11 @@
+// The single translation unit that compiles the `.net` grammar.
+#include "net/config.hpp"
+#include "net/grammar_def.hpp"
+
+namespace ridge::lang::net::grammar {
+
+BOOST_SPIRIT_INSTANTIATE(file_type, iterator_type, context_type)
+
+const file_type& file() { return file_rule; }
+
+}  // namespace ridge::lang::net::grammar

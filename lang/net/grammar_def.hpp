@@ -1,0 +1,171 @@
+// The `.net` grammar (see lang/LANGUAGE.md). Included only by grammar.cpp.
+//
+// Precedence is flat here (binary expressions are operand/operator lists folded by the elaborator),
+// so the rule set stays small. Every construct that is committed by its first token continues with
+// `>`, so a syntax error names what was expected where. Rule names are what error messages quote.
+#pragma once
+
+#include "net/ast.hpp"
+#include "net/ast_adapted.hpp"
+#include "net/grammar.hpp"
+
+#include <boost/spirit/home/x3.hpp>
+#include <boost/spirit/home/x3/support/utility/annotate_on_success.hpp>
+
+namespace ridge::lang::net::grammar {
+
+namespace x3 = boost::spirit::x3;
+using x3::alnum;
+using x3::alpha;
+using x3::char_;
+using x3::lexeme;
+using x3::lit;
+
+// A keyword is a whole word: `input` is a keyword, `inputs` and `input_2` are names.
+inline auto keyword(const char* word) { return lexeme[lit(word) >> !(alnum | '_')]; }
+
+const auto reserved = lexeme[(lit("block") | "network" | "input" | "if" | "else" | "for" | "in" | "return" |
+                              "true" | "false" | "as") >>
+                             !(alnum | '_')];
+
+// Numbers are unsigned (a minus is an operator), never `nan`/`inf` (those are names), and `1.` is not a
+// number, so `0..3` reads as 0 .. 3.
+template <typename T>
+struct NumberPolicies : x3::ureal_policies<T> {
+  static constexpr bool allow_trailing_dot = false;
+  template <typename Iterator, typename Attribute>
+  static bool parse_nan(Iterator&, const Iterator&, Attribute&) { return false; }
+  template <typename Iterator, typename Attribute>
+  static bool parse_inf(Iterator&, const Iterator&, Attribute&) { return false; }
+};
+const x3::real_parser<double, NumberPolicies<double>> number_literal{};
+
+// Rule IDs: the ones whose nodes errors point at annotate their positions.
+struct identifier_class : x3::annotate_on_success {};
+struct number_class : x3::annotate_on_success {};
+struct bool_class : x3::annotate_on_success {};
+struct operand_class : x3::annotate_on_success {};
+struct unary_class : x3::annotate_on_success {};
+struct binary_op_class : x3::annotate_on_success {};
+struct binary_class : x3::annotate_on_success {};
+struct cond_tail_class : x3::annotate_on_success {};
+struct conditional_class : x3::annotate_on_success {};
+struct arg_class : x3::annotate_on_success {};
+struct args_class;
+struct call_class : x3::annotate_on_success {};
+struct link_class : x3::annotate_on_success {};
+struct list_class : x3::annotate_on_success {};
+struct group_class : x3::annotate_on_success {};
+struct expr_class : x3::annotate_on_success {};
+struct input_class : x3::annotate_on_success {};
+struct assign_class : x3::annotate_on_success {};
+struct branch_class : x3::annotate_on_success {};
+struct branches_class;
+struct if_class : x3::annotate_on_success {};
+struct for_class : x3::annotate_on_success {};
+struct return_class : x3::annotate_on_success {};
+struct statement_class;
+struct body_class;
+struct param_class : x3::annotate_on_success {};
+struct definition_class : x3::annotate_on_success {};
+struct name_text_class;
+struct binop_text_class;
+struct prefix_class;
+struct kind_class;
+struct end_class;
+struct eq_class;
+struct in_class;
+struct dots_class;
+struct colon_class;
+
+const x3::rule<name_text_class, std::string> name_text = "name";
+const x3::rule<identifier_class, ast::Identifier> identifier = "name";
+const x3::rule<number_class, ast::Number> number = "number";
+const x3::rule<bool_class, ast::Bool> boolean = "true or false";
+const x3::rule<operand_class, ast::Operand> operand = "expression";
+const x3::rule<prefix_class, std::string> prefix = "prefix";
+const x3::rule<unary_class, ast::Unary> unary = "expression";
+const x3::rule<binop_text_class, std::string> binop_text = "operator";
+const x3::rule<binary_op_class, ast::BinaryOp> binary_op = "operator";
+const x3::rule<binary_class, ast::Binary> binary = "expression";
+const x3::rule<cond_tail_class, ast::ConditionalTail> cond_tail = "'?'";
+const x3::rule<conditional_class, ast::Conditional> conditional = "expression";
+const x3::rule<arg_class, ast::Arg> arg = "argument";
+const x3::rule<args_class, std::vector<ast::Arg>> args = "arguments";
+const x3::rule<call_class, ast::Call> call = "call";
+const x3::rule<link_class, ast::Call> link = "op or block name";
+const x3::rule<list_class, ast::List> list = "list";
+const x3::rule<group_class, ast::Group> group = "'('";
+const x3::rule<expr_class, ast::Expr> expr = "expression";
+const x3::rule<input_class, ast::Input> input_stmt = "input";
+const x3::rule<assign_class, ast::Assign> assign = "assignment";
+const x3::rule<branch_class, ast::Branch> branch = "condition";
+const x3::rule<branches_class, std::vector<ast::Branch>> branches = "condition";
+const x3::rule<if_class, ast::If> if_stmt = "if";
+const x3::rule<for_class, ast::For> for_stmt = "for";
+const x3::rule<return_class, ast::Return> return_stmt = "return";
+const x3::rule<statement_class, ast::Statement> statement = "statement";
+const x3::rule<body_class, ast::Body> body = "'{'";
+const x3::rule<param_class, ast::Param> param = "parameter";
+const x3::rule<definition_class, ast::Definition> definition = "definition";
+const x3::rule<kind_class, std::string> kind = "'block' or 'network'";
+const x3::rule<end_class> end_of_file = "'block' or 'network'";
+const x3::rule<eq_class> assign_eq = "'='";
+const x3::rule<in_class> in_kw = "'in'";
+const x3::rule<dots_class> dots = "'..'";
+const x3::rule<colon_class> colon = "':'";
+const file_type file_rule = "file";
+
+const auto name_text_def = lexeme[(alpha | char_('_')) >> *(alnum | char_('_'))] - reserved;
+const auto identifier_def = name_text;
+const auto number_def = lexeme[number_literal >> !(alpha | '_')];
+const auto boolean_def = (keyword("true") >> x3::attr(true)) | (keyword("false") >> x3::attr(false));
+
+// Longest operators first, and `-` is not the start of `->`.
+const auto binop_text_def = x3::string("||") | x3::string("&&") | x3::string("==") | x3::string("!=") |
+                            x3::string("<=") | x3::string(">=") | x3::string("<") | x3::string(">") |
+                            x3::string("+") | (x3::string("-") >> !lit('>')) | x3::string("*") |
+                            x3::string("//") | x3::string("/") | x3::string("%");
+const auto prefix_def = *((char_('-') >> !lit('>')) | (char_('!') >> !lit('=')));
+
+const auto args_def = '(' > -(arg % ',') > ')';
+// The lookahead keeps a failed keyword attempt (`f(planes, 3)`) from leaving a half-filled keyword.
+const auto arg_def = -(&(name_text >> ':') >> identifier >> ':') >> expr;
+const auto call_def = identifier >> args >> -(keyword("as") > identifier);
+const auto link_def = identifier >> -args >> -(keyword("as") > identifier);
+const auto list_def = '[' > -(expr % ',') > ']';
+const auto group_def = '(' > expr > ')';
+const auto operand_def = number | boolean | call | identifier | list | group;
+const auto unary_def = prefix >> operand;
+const auto binary_op_def = binop_text > unary;
+const auto binary_def = unary >> *binary_op;
+const auto cond_tail_def = '?' > expr > colon > binary;
+const auto conditional_def = binary >> *cond_tail;
+const auto expr_def = conditional >> *(lit("->") > link);
+
+const auto assign_eq_def = lit('=') >> !lit('=');
+const auto in_kw_def = keyword("in");
+const auto dots_def = lit("..");
+const auto colon_def = lit(':');
+const auto input_stmt_def = keyword("input") > identifier > colon > expr;
+const auto assign_def = (identifier % ',') > assign_eq > expr;
+const auto branch_def = expr > body;
+const auto branches_def = branch >> *(keyword("else") >> keyword("if") > branch);
+const auto if_stmt_def = keyword("if") > branches >> -(keyword("else") > body);
+const auto for_stmt_def = keyword("for") > identifier > in_kw > expr > dots > expr > body;
+const auto return_stmt_def = keyword("return") > expr;
+const auto statement_def = input_stmt | if_stmt | for_stmt | return_stmt | assign;
+const auto body_def = '{' > *statement > '}';
+
+const auto param_def = identifier >> -('=' > expr);
+const auto kind_def = lexeme[(x3::string("block") | x3::string("network")) >> !(alnum | '_')];
+const auto definition_def = kind > identifier > -('(' > -(param % ',') > ')') > body;
+const auto end_of_file_def = x3::eoi;
+const auto file_rule_def = *definition > end_of_file;
+
+BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, operand, prefix, unary, binop_text, binary_op,
+                    binary, cond_tail, conditional, arg, args, call, link, list, group, expr, input_stmt,
+                    assign, branch, branches, if_stmt, for_stmt, return_stmt, statement, body, param, kind,
+                    definition, end_of_file, assign_eq, in_kw, dots, colon, file_rule)
+
+}  // namespace ridge::lang::net::grammar

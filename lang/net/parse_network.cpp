@@ -1,0 +1,84 @@
+// lang/parse.hpp's `.net` half: precheck, parse (X3), elaborate. Syntax errors arrive here as
+// x3::expectation_failure and leave as lang::Error with file:line:col and what was expected.
+#include "net/config.hpp"
+#include "net/elaborate.hpp"
+#include "net/grammar.hpp"
+#include "net/precheck.hpp"
+#include "parse.hpp"
+
+#include <cctype>
+
+namespace ridge::lang {
+namespace {
+
+namespace x3 = boost::spirit::x3;
+using net::grammar::iterator_type;
+
+// The first token at or after `at` (skipping blanks and comments), where a syntax error should point.
+std::size_t token_start(const std::string& text, std::size_t at) {
+  while (at < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[at]))) {
+      ++at;
+    } else if (text[at] == '#') {
+      while (at < text.size() && text[at] != '\n') ++at;
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+// "found 'conv'", "found end of file": what stood where something else was expected.
+std::string found(const std::string& text, std::size_t at) {
+  if (at >= text.size()) return "found end of file";
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  std::size_t end = at;
+  if (word(text[at])) {
+    while (end < text.size() && word(text[end]) && end - at < 32) ++end;
+  } else {
+    end = at + 1;
+  }
+  return "found '" + text.substr(at, end - at) + "'";
+}
+
+// X3 spells literal strings with double quotes; diagnostics quote tokens with single ones.
+std::string expected(std::string which) {
+  for (char& c : which)
+    if (c == '"') c = '\'';
+  if (which == "'}'") return "a statement or '}'";
+  return which;
+}
+
+}  // namespace
+
+ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides) {
+  const net::SourceMap source(file, text);
+  if (text.size() > kMaxSourceBytes)
+    throw Error({source.diagnostic(0, "the text is " + std::to_string(text.size()) + " bytes; source is limited to " +
+                                          std::to_string(kMaxSourceBytes) + " bytes")});
+  net::precheck(source);
+
+  net::grammar::error_handler_type positions(text.begin(), text.end());
+  net::ast::File tree;
+  iterator_type first = text.begin();
+  try {
+    const auto parser = x3::with<x3::error_handler_tag>(std::ref(positions))[net::grammar::file()];
+    const bool ok = x3::phrase_parse(first, text.end(), parser, net::grammar::skipper, tree);
+    if (!ok || first != text.end()) {
+      const std::size_t at = token_start(text, static_cast<std::size_t>(first - text.begin()));
+      throw Error({source.diagnostic(at, "expected 'block' or 'network', " + found(text, at))});
+    }
+  } catch (const x3::expectation_failure<iterator_type>& e) {
+    std::size_t at = token_start(text, static_cast<std::size_t>(e.where() - text.begin()));
+    const std::string what = found(text, at);
+    if (at >= text.size()) at = source.end_of_text();
+    throw Error({source.diagnostic(at, "expected " + expected(e.which()) + ", " + what)});
+  }
+  return net::elaborate(tree, source, positions, overrides);
+}
+
+ir::Network load_network(const std::string& path, const Overrides& overrides) {
+  return parse_network(read_source(path), path, overrides);
+}
+
+}  // namespace ridge::lang

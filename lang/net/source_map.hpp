@@ -1,0 +1,62 @@
+// Byte offsets in a `.net` text to diagnostics: file:line:col, the source line and a caret.
+#pragma once
+
+#include "diagnostics.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace ridge::lang::net {
+
+class SourceMap {
+ public:
+  SourceMap(std::string file, const std::string& text) : file_(std::move(file)), text_(text) {}
+
+  const std::string& file() const { return file_; }
+  const std::string& text() const { return text_; }
+
+  SourceLocation location(std::size_t offset) const {
+    int line = 1;
+    std::size_t line_start = 0;
+    const std::size_t end = offset < text_.size() ? offset : text_.size();
+    for (std::size_t i = 0; i < end; ++i)
+      if (text_[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    return {file_, line, static_cast<int>(end - line_start) + 1};
+  }
+
+  // "file:line:col", what ir::Layer::origin holds.
+  std::string origin(std::size_t offset) const {
+    const SourceLocation l = location(offset);
+    return file_ + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+  }
+
+  Diagnostic diagnostic(std::size_t offset, std::string message) const {
+    const SourceLocation where = location(offset);
+    return Diagnostic{where, std::move(message), line_of(text_, where.line), {}};
+  }
+
+  Note note(std::size_t offset, std::string message) const {
+    const SourceLocation where = location(offset);
+    return Note{where, std::move(message), line_of(text_, where.line)};
+  }
+
+  // Where an error found "at the end of the file" should point: just after the last token, so the
+  // caret sits on a line the reader can see rather than on an empty last line.
+  std::size_t end_of_text() const {
+    std::size_t end = text_.size();
+    while (end > 0 && (text_[end - 1] == ' ' || text_[end - 1] == '\t' || text_[end - 1] == '\n' ||
+                       text_[end - 1] == '\r'))
+      --end;
+    return end;
+  }
+
+ private:
+  std::string file_;
+  const std::string& text_;
+};
+
+}  // namespace ridge::lang::net
