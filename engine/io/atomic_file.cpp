@@ -1,0 +1,88 @@
+#include "atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ridge::engine::io {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what, int err) {
+  throw FileError("cannot write '" + path.string() + "': " + what + ": " + std::strerror(err));
+}
+
+// Closes the descriptor and removes the temporary unless released: every early exit cleans up.
+class TempFile {
+ public:
+  TempFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  int fd() const { return fd_; }
+  int close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+  void release() { path_.clear(); }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  if (path.empty()) throw FileError("cannot write a file with an empty name");
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::string temp_name = ".";   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
+  temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
+  std::string temp = (dir / temp_name).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) fail(path, "cannot create a temporary file in '" + dir.string() + "'", errno);
+  TempFile file(fd, temp);
+
+  mode_t mode = 0644;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(path, "it is a directory", EISDIR);
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);   // read the umask (there is no other portable way)
+    ::umask(mask);
+    mode &= ~mask;
+  }
+  if (::fchmod(file.fd(), mode) != 0) fail(path, "fchmod", errno);
+
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(file.fd(), p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write", errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(file.fd()) != 0) fail(path, "fsync", errno);
+  if (file.close() != 0) fail(path, "close", errno);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail(path, "rename", errno);
+  file.release();
+  // Make the rename itself durable; a failure here leaves the new file in place, so it is not an error.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace ridge::engine::io

@@ -1,0 +1,80 @@
+// The engine's one table of op costs: for every IR op, its op class, MACs, FLOPs and bytes moved in
+// the forward and backward passes. Every counting formula of Ridge lives in op_costs.cpp; timing
+// (timing.hpp) and the whole-network sums (simulate.hpp) only add these numbers up.
+//
+// Conventions (README "Counting"):
+// - A multiply-add is 2 FLOPs. MACs count conv, linear and matmul only, as torchvision's published
+//   GFLOPS (which are MACs) do; every other op has 0 MACs but may have FLOPs.
+// - Counts are per batch (the IR's shapes are per sample), in doubles: exact up to 2^53, which the
+//   IR's per-sample limits and simulate()'s batch limit keep every count inside.
+// - Bytes are at the precision's width (ir::bytes_per_element) for activations, weights and
+//   gradients alike (mixed-precision fp32 master weights are not modelled).
+// - Forward (inference): activations read + weights read + outputs written, eval mode (batch norm uses
+//   its running statistics, dropout is the identity). Forward (training): the same pass in train
+//   mode, which differs for batch norm (batch statistics) and dropout (mask); the training step uses it.
+// - Backward: reads the output gradient, the saved tensors the op needs and the weights (when the input
+//   gradient is computed); writes the input gradients and the weight gradients. The input gradient is
+//   skipped for an input that needs none (autograd's rule: a value needs a gradient when it depends on
+//   a parameter; the network input does not).
+#pragma once
+
+#include "ir/device.hpp"
+#include "ir/network.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace ridge::engine {
+
+// The work of one pass of one layer, per batch.
+struct PassCost {
+  double flops = 0.0;          // multiply-add = 2
+  double bytes_read = 0.0;     // B
+  double bytes_written = 0.0;  // B
+  int kernels = 0;             // kernels launched (0 for views and for passes that do nothing)
+  double bytes() const { return bytes_read + bytes_written; }
+  friend bool operator==(const PassCost&, const PassCost&) = default;
+};
+
+struct OpCost {
+  ir::OpClass op_class = ir::OpClass::DataMovement;
+  bool view = false;             // no kernel, no new storage: it aliases its (first) input
+  double params = 0.0;           // learnable parameters (ir::parameter_count)
+  double macs = 0.0;             // forward MACs per batch (conv/linear/matmul only)
+  PassCost forward;              // inference (eval mode)
+  PassCost forward_train;        // training mode (differs for batchnorm and dropout)
+  PassCost backward;             // input gradient(s) where needed + weight gradient
+  double saved_bytes = 0.0;      // extra bytes kept for backward beyond the output (masks, indices)
+};
+
+// Which of a layer's inputs need a gradient, in argument order; and whether the layer is on a
+// gradient path at all (it or an input depends on a parameter). See grad_flags() below.
+struct GradNeeds {
+  std::vector<bool> inputs;
+  bool output = false;
+};
+
+// The cost of `layer` (a layer of `network`) at `batch` samples and `precision`. Throws
+// std::invalid_argument for a layer whose inputs are not earlier layers of the network.
+OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t batch,
+               ir::Precision precision, const GradNeeds& grad);
+
+// Autograd's requires_grad for every layer of the network (index = layer id): a layer's output needs a
+// gradient when the layer has parameters or any input needs one. The input layer never does.
+std::vector<GradNeeds> grad_flags(const ir::Network& network);
+
+// The op class an op's PPP is looked up under.
+ir::OpClass op_class(ir::Op op);
+
+// True for ops that run no kernel and alias their input (flatten, reshape, slice, inference dropout, input).
+bool is_view(ir::Op op);
+
+// FLOPs of one SGD-with-momentum update per parameter, and tensors read/written per parameter:
+//   v = momentum * v + g        (mul, add)
+//   w = w - lr * v              (mul, sub)
+// reads w, g, v; writes w, v. Weight decay and Nesterov are off (torch.optim.SGD's defaults).
+inline constexpr double kSgdMomentumFlopsPerParam = 4.0;
+inline constexpr double kSgdMomentumTensorsRead = 3.0;
+inline constexpr double kSgdMomentumTensorsWritten = 2.0;
+
+}  // namespace ridge::engine

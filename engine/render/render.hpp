@@ -1,0 +1,29 @@
+// Renderers: a Report or a Comparison in, bytes out. They format; they compute nothing the Report
+// does not hold (beyond unit scaling), so every number a renderer shows is the engine's.
+#pragma once
+
+#include "engine/comparison.hpp"
+#include "engine/report.hpp"
+
+#include <string>
+
+namespace ridge::engine::render {
+
+// Which pass a table dwells on: forward shows the inference columns only; backward the backward
+// ones; train shows both and the training step. CSV and JSON always carry everything.
+enum class PassView { Forward, Backward, Train };
+
+// A torchinfo-like table: one row per layer, then totals, throughput, memory and fit, the device's
+// peaks, bandwidth and ridge point, and the report's notes (counting convention, peaks used).
+std::string table(const Report& report, PassView view = PassView::Train);
+// One row per layer; the header names are the JSON field names (plus a few extra columns).
+std::string csv(const Report& report);
+// SI base units; field names documented in engine/render/json.cpp.
+std::string json(const Report& report);
+
+// Rows device x batch: time infer/train, throughput, memory, fit.
+std::string table(const Comparison& comparison, PassView view = PassView::Train);
+std::string csv(const Comparison& comparison);
+std::string json(const Comparison& comparison);
+
+}  // namespace ridge::engine::render

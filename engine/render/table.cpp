@@ -1,0 +1,169 @@
+// The human-readable table, in torchinfo's spirit: a layer table, then summary blocks. Numbers carry
+// SI prefixes and units (engine/render/units.hpp); views that run nothing show "-".
+#include "render.hpp"
+#include "units.hpp"
+
+#include "ir/ops.hpp"
+
+#include <algorithm>
+
+namespace ridge::engine::render {
+namespace {
+
+struct Column {
+  std::string header;
+  bool right = true;   // numbers right-aligned, names left
+};
+
+std::string pad(const std::string& s, std::size_t width, bool right) {
+  // Width in code points, so "µ"-free output stays aligned; we only print ASCII in cells.
+  if (s.size() >= width) return s;
+  const std::string fill(width - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+std::string grid(const std::vector<Column>& cols, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    width[c] = cols[c].header.size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  std::size_t total = 0;
+  for (auto w : width) total += w + 2;
+  const std::string rule(total > 2 ? total - 2 : 0, '=');
+  auto line = [&](const std::vector<std::string>& cells, bool header) {
+    std::string s;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      std::string cell = pad(cells[c], width[c], header ? false : cols[c].right);
+      s += (c ? "  " : "") + cell;
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::vector<std::string> headers;
+  for (const auto& c : cols) headers.push_back(c.header);
+  std::string out = rule + "\n" + line(headers, true) + rule + "\n";
+  for (const auto& row : rows) out += line(row, false);
+  return out + rule + "\n";
+}
+
+std::string shape(std::int64_t batch, const ir::Shape& s) {
+  ir::Shape full{batch};
+  full.insert(full.end(), s.begin(), s.end());
+  return ir::to_string(full);
+}
+
+bool runs(const PassCost& c) { return c.kernels > 0 || c.bytes() > 0 || c.flops > 0; }
+
+std::string time_cell(const PassCost& c, double seconds) { return runs(c) ? si(seconds, "s") : "-"; }
+
+std::string fit(const std::optional<bool>& f, const std::optional<double>& size) {
+  if (!f) return "device memory unknown";
+  return (*f ? "fits in " : "DOES NOT FIT in ") + si(*size, "B");
+}
+
+std::string peaks_line(const DeviceSummary& d) {
+  std::string s;
+  for (const ir::Precision p : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
+                                ir::Precision::BF16, ir::Precision::INT8}) {
+    const auto v = d.vector_peak.find(p);
+    const auto m = d.matrix_peak.find(p);
+    if (v == d.vector_peak.end() && m == d.matrix_peak.end()) continue;
+    if (!s.empty()) s += "; ";
+    s += std::string(ir::precision_name(p)) + " ";
+    if (v != d.vector_peak.end()) s += si(v->second, "FLOP/s") + " vector";
+    if (v != d.vector_peak.end() && m != d.matrix_peak.end()) s += ", ";
+    if (m != d.matrix_peak.end()) s += si(m->second, "FLOP/s") + " matrix";
+  }
+  return s.empty() ? "none given" : s;
+}
+
+std::string summary(const Report& r, PassView view) {
+  const Totals& t = r.totals;
+  const DeviceSummary& d = r.device;
+  const double b = static_cast<double>(r.batch);
+  std::string s;
+  auto row = [&](const std::string& label, const std::string& text) { s += "  " + pad(label, 16, false) + text + "\n"; };
+  s += "Totals (" + r.network + ", batch " + std::to_string(r.batch) + ", " + std::string(ir::precision_name(r.precision)) +
+       ")\n";
+  row("params", count(t.params) + " (" + si(t.weight_bytes, "B") + " of weights)");
+  row("MACs", si(t.macs, "MAC") + " (" + si(t.macs / b, "MAC") + " per sample)");
+  row("FLOPs", "forward " + si(t.flops_fwd, "FLOP") + ", backward " + si(t.flops_bwd, "FLOP") + ", update " +
+                   si(t.flops_update, "FLOP"));
+  row("bytes", "forward " + si(t.bytes_fwd, "B") + ", backward " + si(t.bytes_bwd, "B") + ", update " +
+                   si(t.bytes_update, "B"));
+  if (view != PassView::Backward)
+    row("inference", "roofline " + si(t.roofline_fwd_s, "s") + ", PALEO " + si(t.time_fwd_s, "s") + ", " +
+                         si(t.throughput_infer, "samples/s"));
+  if (view != PassView::Forward)
+    row("backward", "roofline " + si(t.roofline_bwd_s, "s") + ", PALEO " + si(t.time_bwd_s, "s"));
+  if (view == PassView::Train)
+    row("training step", "roofline " + si(t.roofline_train_step_s, "s") + ", PALEO " + si(t.time_train_step_s, "s") +
+                             " (forward " + si(t.time_fwd_train_s, "s") + " + backward " + si(t.time_bwd_s, "s") +
+                             " + update " + si(t.time_update_s, "s") + "), " + si(t.throughput_train, "samples/s"));
+  row("memory", "inference " + si(t.memory_infer_bytes, "B") + " (weights + peak live activations " +
+                    si(t.peak_activation_bytes, "B") + "): " + fit(t.fits_infer, d.memory_bytes));
+  row("", "training " + si(t.memory_train_bytes, "B") + " (weights, gradients, momentum " + si(3 * t.weight_bytes, "B") +
+              " + saved activations " + si(t.saved_activation_bytes, "B") + "): " + fit(t.fits_train, d.memory_bytes));
+  s += "Device: " + d.name + (d.id.empty() ? "" : " (" + d.id + ")") + ", " + std::string(ir::device_kind_name(d.kind)) +
+       "\n";
+  row("peaks", peaks_line(d));
+  row("bandwidth", si(d.bandwidth, "B/s"));
+  row("memory", d.memory_bytes ? si(*d.memory_bytes, "B") : "not given");
+  row("ridge point", si(d.ridge_point, "FLOP/B") + " for conv/linear/matmul (" + d.matmul_peak_used.describe() + "), " +
+                         si(d.ridge_point_vector, "FLOP/B") + " for other ops (" + d.vector_peak_used.describe() + ")");
+  row("launch", d.launch_overhead_from_device ? si(d.launch_overhead_s, "s") + " per kernel" : "not given (0 s assumed)");
+  s += "Notes\n";
+  for (const auto& n : r.notes) s += "  " + n + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::string table(const Report& r, PassView view) {
+  const bool fwd = view != PassView::Backward;
+  const bool bwd = view != PassView::Forward;
+  std::vector<Column> cols{{"Layer", false}, {"Op", false}, {"Output shape", false}, {"Params"}, {"MACs"}};
+  if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"Roofline fwd"}, {"PALEO fwd"}});
+  if (bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"Roofline bwd"}, {"PALEO bwd"}});
+  std::vector<std::vector<std::string>> rows;
+  for (const LayerRow& l : r.layers) {
+    std::vector<std::string> cells{l.name, std::string(ir::op_name(l.op)), shape(r.batch, l.output_shape),
+                                   l.params > 0 ? count(l.params) : "-", l.macs > 0 ? si(l.macs, "") : "-"};
+    auto add_pass = [&](const PassCost& c, const PassTime& t) {
+      const bool ran = runs(c);
+      cells.push_back(ran ? si(c.flops, "FLOP") : "-");
+      cells.push_back(ran ? si(c.bytes(), "B") : "-");
+      cells.push_back(ran ? ratio(t.intensity, "FLOP/B") : "-");
+      cells.push_back(std::string(bound_name(t.bound)));
+      cells.push_back(time_cell(c, t.roofline_s));
+      cells.push_back(time_cell(c, t.paleo_s));
+    };
+    if (fwd) add_pass(l.fwd, l.time_fwd);
+    if (bwd) add_pass(l.bwd, l.time_bwd);
+    rows.push_back(std::move(cells));
+  }
+  return grid(cols, rows) + summary(r, view);
+}
+
+std::string table(const Comparison& c, PassView view) {
+  std::vector<Column> cols{{"Device", false}, {"Batch"}, {"Dtype", false}};
+  if (view != PassView::Backward) cols.insert(cols.end(), {{"Infer time"}, {"Infer samples/s"}, {"Infer memory"}, {"Fits", false}});
+  if (view != PassView::Forward) cols.insert(cols.end(), {{"Train step"}, {"Train samples/s"}, {"Train memory"}, {"Fits", false}});
+  auto fits = [](const std::optional<bool>& f) { return f ? (*f ? std::string("yes") : std::string("NO")) : std::string("?"); };
+  std::vector<std::vector<std::string>> rows;
+  for (const ComparisonRow& r : c.rows) {
+    std::vector<std::string> cells{r.device, std::to_string(r.batch), std::string(ir::precision_name(r.precision))};
+    if (view != PassView::Backward)
+      cells.insert(cells.end(), {si(r.time_infer_s, "s"), si(r.throughput_infer, ""), si(r.memory_infer_bytes, "B"),
+                                 fits(r.fits_infer)});
+    if (view != PassView::Forward)
+      cells.insert(cells.end(), {si(r.time_train_s, "s"), si(r.throughput_train, ""), si(r.memory_train_bytes, "B"),
+                                 fits(r.fits_train)});
+    rows.push_back(std::move(cells));
+  }
+  return c.network + ": PALEO times; memory = weights + peak live activations (inference), weights + gradients + "
+                     "momentum + saved activations (training)\n" + grid(cols, rows);
+}
+
+}  // namespace ridge::engine::render

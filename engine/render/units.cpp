@@ -1,0 +1,57 @@
+#include "units.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace ridge::engine::render {
+
+std::string si(double value, std::string_view unit) {
+  if (!std::isfinite(value)) return "-";
+  std::string space_unit;   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
+  if (!unit.empty()) space_unit.append(" ").append(unit);
+  if (value == 0.0) return "0" + space_unit;
+  static constexpr std::array<const char*, 11> kPrefixes{"p", "n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
+  const double magnitude = std::fabs(value);
+  int index = static_cast<int>(std::floor(std::log10(magnitude) / 3.0)) + 4;
+  index = std::max(0, std::min(index, static_cast<int>(kPrefixes.size()) - 1));
+  double mantissa = value / std::pow(1000.0, index - 4);
+  // Rounding to three digits may reach 1000 (999.7 -> "1000"): move up a prefix.
+  if (std::fabs(mantissa) >= 999.5 && index + 1 < static_cast<int>(kPrefixes.size())) {
+    ++index;
+    mantissa /= 1000.0;
+  }
+  const double m = std::fabs(mantissa);
+  const int decimals = m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2;
+  char buf[64];
+  // Nudge by one part in 10^12 so decimal halves round up as people expect (1555e9 B/s prints
+  // "1.56 TB/s", although 1.555 is stored as 1.55499...).
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, mantissa * (1.0 + 1e-12));
+  const std::string prefix = kPrefixes[static_cast<std::size_t>(index)];
+  if (prefix.empty() && unit.empty()) return buf;
+  return std::string(buf) + " " + prefix + std::string(unit);
+}
+
+std::string count(double value) {
+  if (!std::isfinite(value)) return "-";
+  if (std::fabs(value) < 1e4 && value == std::floor(value)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+    return buf;
+  }
+  return si(value, "");
+}
+
+std::string ratio(double value, std::string_view unit) {
+  if (!std::isfinite(value) || value == 0.0 || std::fabs(value) >= 1.0) return si(value, unit);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", value * (1.0 + 1e-12));
+  std::string s = buf;
+  // %.3g drops trailing zeros; keep three significant digits for aligned columns.
+  const std::size_t digits = s.size() - s.find_first_not_of("-0.");
+  if (s.find('e') == std::string::npos && digits < 3) s.append(3 - digits, '0');
+  return s.append(" ").append(unit);
+}
+
+}  // namespace ridge::engine::render

@@ -1,0 +1,93 @@
+// What simulate() returns: plain data, SI base units throughout (FLOP, B, s, FLOP/s, B/s, samples/s).
+// Renderers (engine/render/) turn it into a table, CSV or JSON; later ones (SVG, trace, sweeps) read
+// the same struct. Nothing in here is formatted.
+#pragma once
+
+#include "op_costs.hpp"
+#include "timing.hpp"
+
+#include "ir/device.hpp"
+#include "ir/network.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridge::engine {
+
+struct DeviceSummary {
+  std::string id;                                   // "a100-sxm4-40gb"
+  std::string name;                                 // "NVIDIA A100-SXM4-40GB"
+  ir::DeviceKind kind = ir::DeviceKind::GPU;
+  std::map<ir::Precision, double> vector_peak;      // FLOP/s
+  std::map<ir::Precision, double> matrix_peak;      // FLOP/s
+  std::map<ir::Precision, double> matmul_peak;      // FLOP/s a matmul-class layer gets at each precision (after fallback)
+  double bandwidth = 0.0;                           // B/s
+  std::optional<double> memory_bytes;               // B; absent when the device gives none
+  double launch_overhead_s = 0.0;
+  bool launch_overhead_from_device = false;
+  PeakUsed matmul_peak_used;                        // at the simulated precision
+  PeakUsed vector_peak_used;                        // at the simulated precision, for the other ops
+  double ridge_point = 0.0;                         // FLOP/B = matmul_peak_used / bandwidth
+  double ridge_point_vector = 0.0;                  // FLOP/B = vector_peak_used / bandwidth
+};
+
+// One layer. Costs are per batch; times in seconds.
+struct LayerRow {
+  std::string name;
+  ir::Op op = ir::Op::Input;
+  ir::OpClass op_class = ir::OpClass::DataMovement;
+  ir::Shape output_shape;          // per sample (renderers prepend the batch)
+  bool view = false;               // runs no kernel
+  double params = 0.0;
+  double macs = 0.0;
+  PassCost fwd;                    // inference (eval mode)
+  PassCost fwd_train;              // training mode forward
+  PassCost bwd;
+  PassTime time_fwd;
+  PassTime time_fwd_train;
+  PassTime time_bwd;
+  PeakUsed peak;                   // the compute peak this layer is timed against
+  Ppp ppp_fwd;
+  Ppp ppp_bwd;
+};
+
+struct Totals {
+  double params = 0.0;
+  double macs = 0.0;
+  double flops_fwd = 0.0, flops_fwd_train = 0.0, flops_bwd = 0.0, flops_update = 0.0;
+  double bytes_fwd = 0.0, bytes_fwd_train = 0.0, bytes_bwd = 0.0, bytes_update = 0.0;
+  double roofline_fwd_s = 0.0, roofline_fwd_train_s = 0.0, roofline_bwd_s = 0.0, roofline_update_s = 0.0;
+  double time_fwd_s = 0.0;          // PALEO, inference forward = inference time
+  double time_fwd_train_s = 0.0;    // PALEO, training-mode forward
+  double time_bwd_s = 0.0;
+  double time_update_s = 0.0;       // SGD with momentum
+  double time_train_step_s = 0.0;   // time_fwd_train_s + time_bwd_s + time_update_s
+  double roofline_train_step_s = 0.0;
+  double throughput_infer = 0.0;    // samples/s = batch / time_fwd_s
+  double throughput_train = 0.0;    // samples/s = batch / time_train_step_s
+  int kernels_fwd = 0, kernels_bwd = 0, kernels_update = 0;
+  // Memory footprint (B).
+  double weight_bytes = 0.0;
+  double peak_activation_bytes = 0.0;    // inference: peak live activations over the topological order
+  double saved_activation_bytes = 0.0;   // training: every materialised activation + masks/indices/stats
+  double memory_infer_bytes = 0.0;       // weights + peak live activations
+  double memory_train_bytes = 0.0;       // weights + gradients + momentum + saved activations
+  std::optional<bool> fits_infer;        // absent when the device gives no memory size
+  std::optional<bool> fits_train;
+};
+
+struct Report {
+  std::string network;
+  std::int64_t batch = 1;
+  ir::Precision precision = ir::Precision::FP32;
+  DeviceSummary device;
+  std::vector<LayerRow> layers;   // every IR layer, input included, in topological order
+  Totals totals;
+  // Sentences a reader needs: the counting convention, the peaks used, defaults taken.
+  std::vector<std::string> notes;
+};
+
+}  // namespace ridge::engine

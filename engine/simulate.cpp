@@ -1,0 +1,240 @@
+#include "simulate.hpp"
+
+#include "ir/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace ridge::engine {
+namespace {
+
+constexpr double kExactLimit = 9007199254740992.0;   // 2^53: beyond it doubles skip integers
+
+void check_exact(double v, const std::string& what) {
+  if (!(v >= 0.0 && v <= kExactLimit))
+    throw SimulationError(what + " is " + std::to_string(v) + ", beyond 2^53 where counts stop being exact; "
+                          "use a smaller batch or network");
+}
+
+void check_exact(const PassCost& c, const std::string& what) {
+  check_exact(c.flops, what + " FLOPs");
+  check_exact(c.bytes_read, what + " bytes read");
+  check_exact(c.bytes_written, what + " bytes written");
+}
+
+void check_network(const ir::Network& net) {
+  if (net.layers.empty() || net.layers.front().op != ir::Op::Input)
+    throw SimulationError("network '" + net.name + "' has no input layer");
+  if (net.output >= net.layers.size())
+    throw SimulationError("network '" + net.name + "' returns a layer it does not have");
+}
+
+DeviceSummary summarise(const ir::Device& d, ir::Precision p) {
+  DeviceSummary s;
+  s.id = d.id;
+  s.name = d.name;
+  s.kind = d.kind;
+  for (const auto& [prec, f] : d.vector_peak) s.vector_peak[prec] = f.value;
+  for (const auto& [prec, f] : d.matrix_peak) s.matrix_peak[prec] = f.value;
+  for (const ir::Precision q : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
+                                ir::Precision::BF16, ir::Precision::INT8}) {
+    try {
+      s.matmul_peak[q] = layer_peak(d, ir::OpClass::MatMul, q).flops_per_s;
+    } catch (const SimulationError&) {
+      // The device cannot run this precision at all: leave it out of the summary.
+    }
+  }
+  s.bandwidth = bandwidth(d);
+  if (d.memory_size) s.memory_bytes = d.memory_size->value;
+  const LaunchOverhead lo = launch_overhead(d);
+  s.launch_overhead_s = lo.seconds;
+  s.launch_overhead_from_device = lo.from_device;
+  s.matmul_peak_used = layer_peak(d, ir::OpClass::MatMul, p);
+  s.vector_peak_used = layer_peak(d, ir::OpClass::Elementwise, p);
+  s.ridge_point = s.matmul_peak_used.flops_per_s / s.bandwidth;
+  s.ridge_point_vector = s.vector_peak_used.flops_per_s / s.bandwidth;
+  return s;
+}
+
+// Each value's storage: a view shares its first input's; everything else owns its output.
+std::vector<std::size_t> storage_roots(const ir::Network& net) {
+  std::vector<std::size_t> root(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const ir::Layer& l = net.layers[i];
+    root[i] = (l.op != ir::Op::Input && is_view(l.op) && !l.inputs.empty()) ? root[l.inputs.front()] : i;
+  }
+  return root;
+}
+
+double value_bytes(const ir::Layer& l, std::int64_t batch, ir::Precision p) {
+  return static_cast<double>(ir::element_count(l.output)) * static_cast<double>(batch) *
+         static_cast<double>(ir::bytes_per_element(p));
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s;
+}
+
+std::string si_flops(double v) {
+  // A note is prose; keep it readable without pulling in the renderers' formatting.
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g TFLOP/s", v / 1e12);
+  return buf;
+}
+
+}  // namespace
+
+double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir::Precision p) {
+  const std::size_t n = net.layers.size();
+  const std::vector<std::size_t> root = storage_roots(net);
+  std::vector<std::size_t> last_use(n);
+  for (std::size_t i = 0; i < n; ++i) last_use[root[i]] = std::max(last_use[root[i]], i);
+  for (std::size_t i = 0; i < n; ++i)
+    for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
+  if (net.output < n) last_use[root[net.output]] = n;   // the result outlives the network
+  std::vector<std::vector<std::size_t>> frees(n);
+  for (std::size_t r = 0; r < n; ++r)
+    if (root[r] == r && last_use[r] < n) frees[last_use[r]].push_back(r);
+  double live = 0.0, peak = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (root[i] == i) live += value_bytes(net.layers[i], batch, p);
+    peak = std::max(peak, live);   // step i: its inputs and its output are live together
+    for (std::size_t r : frees[i]) live -= value_bytes(net.layers[r], batch, p);
+  }
+  return peak;
+}
+
+Report simulate(const ir::Network& net, const ir::Device& device, const Options& opt) {
+  if (opt.batch < 1 || opt.batch > kMaxBatch)
+    throw SimulationError("batch " + std::to_string(opt.batch) + " is outside [1, " + std::to_string(kMaxBatch) + "]");
+  check_network(net);
+
+  Report r;
+  r.network = net.name;
+  r.batch = opt.batch;
+  r.precision = opt.precision;
+  r.device = summarise(device, opt.precision);
+  const double bw = r.device.bandwidth;
+  const double launch = r.device.launch_overhead_s;
+  const double width = ir::bytes_per_element(opt.precision);
+
+  const std::vector<GradNeeds> grads = grad_flags(net);
+  Totals& t = r.totals;
+  std::vector<std::string> default_ppp_classes;
+  int parameterised_layers = 0;
+  r.layers.reserve(net.layers.size());
+  for (std::size_t id = 0; id < net.layers.size(); ++id) {
+    const ir::Layer& layer = net.layers[id];
+    const OpCost c = op_cost(net, layer, opt.batch, opt.precision, grads[id]);
+    const std::string what = "layer '" + layer.name + "'";
+    check_exact(c.forward, what + " forward");
+    check_exact(c.forward_train, what + " training forward");
+    check_exact(c.backward, what + " backward");
+    check_exact(c.macs, what + " MACs");
+
+    LayerRow row;
+    row.name = layer.name;
+    row.op = layer.op;
+    row.op_class = c.op_class;
+    row.output_shape = layer.output;
+    row.view = c.view;
+    row.params = c.params;
+    row.macs = c.macs;
+    row.fwd = c.forward;
+    row.fwd_train = c.forward_train;
+    row.bwd = c.backward;
+    row.peak = c.op_class == ir::OpClass::MatMul ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    row.ppp_fwd = ppp(device, c.op_class, ir::Pass::Forward);
+    row.ppp_bwd = ppp(device, c.op_class, ir::Pass::Backward);
+    row.time_fwd = time_pass(c.forward, row.peak, bw, row.ppp_fwd, launch);
+    row.time_fwd_train = time_pass(c.forward_train, row.peak, bw, row.ppp_fwd, launch);
+    row.time_bwd = time_pass(c.backward, row.peak, bw, row.ppp_bwd, launch);
+
+    const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
+    const std::string cls(ir::op_class_name(c.op_class));
+    if (ran && (row.ppp_fwd.compute_default || row.ppp_fwd.memory_default || row.ppp_bwd.compute_default ||
+                row.ppp_bwd.memory_default) &&
+        std::find(default_ppp_classes.begin(), default_ppp_classes.end(), cls) == default_ppp_classes.end())
+      default_ppp_classes.push_back(cls);
+    if (c.params > 0) ++parameterised_layers;
+
+    t.params += c.params;
+    t.macs += c.macs;
+    t.flops_fwd += c.forward.flops;
+    t.flops_fwd_train += c.forward_train.flops;
+    t.flops_bwd += c.backward.flops;
+    t.bytes_fwd += c.forward.bytes();
+    t.bytes_fwd_train += c.forward_train.bytes();
+    t.bytes_bwd += c.backward.bytes();
+    t.roofline_fwd_s += row.time_fwd.roofline_s;
+    t.roofline_fwd_train_s += row.time_fwd_train.roofline_s;
+    t.roofline_bwd_s += row.time_bwd.roofline_s;
+    t.time_fwd_s += row.time_fwd.paleo_s;
+    t.time_fwd_train_s += row.time_fwd_train.paleo_s;
+    t.time_bwd_s += row.time_bwd.paleo_s;
+    t.kernels_fwd += c.forward.kernels;
+    t.kernels_bwd += c.backward.kernels;
+    t.saved_activation_bytes += c.saved_bytes;
+    r.layers.push_back(std::move(row));
+  }
+
+  // Optimizer: SGD with momentum over every parameter, one (foreach-style) kernel per parameterised
+  // layer; an elementwise, memory-bound step timed with the elementwise backward PPP.
+  const PassCost update{kSgdMomentumFlopsPerParam * t.params, kSgdMomentumTensorsRead * t.params * width,
+                        kSgdMomentumTensorsWritten * t.params * width, parameterised_layers};
+  check_exact(update, "optimizer update");
+  const PassTime update_time = time_pass(update, r.device.vector_peak_used, bw,
+                                         ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward), launch);
+  t.flops_update = update.flops;
+  t.bytes_update = update.bytes();
+  t.kernels_update = update.kernels;
+  t.roofline_update_s = update_time.roofline_s;
+  t.time_update_s = update_time.paleo_s;
+  t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_update_s;
+  t.roofline_train_step_s = t.roofline_fwd_train_s + t.roofline_bwd_s + t.roofline_update_s;
+  const double batch = static_cast<double>(opt.batch);
+  t.throughput_infer = t.time_fwd_s > 0 ? batch / t.time_fwd_s : 0.0;
+  t.throughput_train = t.time_train_step_s > 0 ? batch / t.time_train_step_s : 0.0;
+
+  // Memory footprint.
+  t.weight_bytes = t.params * width;
+  t.peak_activation_bytes = peak_live_activation_bytes(net, opt.batch, opt.precision);
+  const std::vector<std::size_t> root = storage_roots(net);
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
+  t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
+  t.memory_train_bytes = 3.0 * t.weight_bytes + t.saved_activation_bytes;   // weights, grads, momentum
+  check_exact(t.memory_train_bytes, "training memory");
+  if (r.device.memory_bytes) {
+    t.fits_infer = t.memory_infer_bytes <= *r.device.memory_bytes;
+    t.fits_train = t.memory_train_bytes <= *r.device.memory_bytes;
+  }
+
+  // What a reader needs to trust the numbers.
+  const DeviceSummary& d = r.device;
+  r.notes.push_back("counting: FLOPs count a multiply-add as 2; MACs count conv/linear/matmul only "
+                    "(torchvision's published GFLOPS are MACs); bytes at " +
+                    std::to_string(static_cast<int>(width)) + " B per element");
+  std::string peak_note = "peak: conv/linear/matmul use the " + d.matmul_peak_used.describe() + " peak (" +
+                          si_flops(d.matmul_peak_used.flops_per_s) + ")";
+  if (!d.matmul_peak_used.matrix)
+    peak_note += ", the device having no " + std::string(ir::precision_name(opt.precision)) + " matrix unit";
+  peak_note += "; other ops the " + d.vector_peak_used.describe() + " peak (" +
+               si_flops(d.vector_peak_used.flops_per_s) + ")";
+  if (d.vector_peak_used.precision != opt.precision)
+    peak_note += ", the device giving no " + std::string(ir::precision_name(opt.precision)) + " vector peak";
+  r.notes.push_back(peak_note);
+  if (!default_ppp_classes.empty())
+    r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(default_ppp_classes));
+  if (!d.launch_overhead_from_device)
+    r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
+  r.notes.push_back("training step = training-mode forward + backward + SGD-with-momentum update");
+  if (!d.memory_bytes) r.notes.push_back("memory: the device gives no memory size; fit unknown");
+  return r;
+}
+
+}  // namespace ridge::engine

@@ -1,0 +1,104 @@
+#include "timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ridge::engine {
+namespace {
+
+std::optional<double> figure(const std::map<ir::Precision, ir::Figure>& m, ir::Precision p) {
+  const auto it = m.find(p);
+  if (it == m.end() || !(it->second.value > 0.0) || !std::isfinite(it->second.value)) return std::nullopt;
+  return it->second.value;
+}
+
+double checked_ppp(const ir::Figure& f, ir::OpClass c, std::string_view what) {
+  if (!(f.value > 0.0 && f.value <= 1.0))
+    throw SimulationError("PPP " + std::string(what) + " of " + std::string(ir::op_class_name(c)) +
+                          " is " + std::to_string(f.value) + "; it must be in (0, 1]");
+  return f.value;
+}
+
+}  // namespace
+
+std::string PeakUsed::describe() const {
+  return std::string(matrix ? "matrix " : "vector ") + std::string(ir::precision_name(precision));
+}
+
+PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precision precision) {
+  if (op_class == ir::OpClass::MatMul)
+    if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
+  if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
+  const bool reduced = precision == ir::Precision::TF32 || precision == ir::Precision::FP16 ||
+                       precision == ir::Precision::BF16 || precision == ir::Precision::INT8;
+  if (reduced)
+    if (const auto v = figure(device.vector_peak, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
+  throw SimulationError("device '" + device.name + "' gives no " + std::string(ir::precision_name(precision)) +
+                        " peak for " + std::string(ir::op_class_name(op_class)) + " ops" +
+                        (reduced ? " (nor an fp32 vector peak to fall back on)" : ""));
+}
+
+double bandwidth(const ir::Device& device) {
+  if (!device.memory_bandwidth || !(device.memory_bandwidth->value > 0.0) ||
+      !std::isfinite(device.memory_bandwidth->value))
+    throw SimulationError("device '" + device.name + "' gives no memory bandwidth");
+  return device.memory_bandwidth->value;
+}
+
+Ppp default_ppp(ir::OpClass op_class, ir::Pass) {
+  switch (op_class) {
+    case ir::OpClass::MatMul: return {0.5, 0.8};
+    case ir::OpClass::Elementwise: return {0.5, 0.8};
+    case ir::OpClass::Normalization: return {0.5, 0.6};
+    case ir::OpClass::Pooling: return {0.5, 0.7};
+    case ir::OpClass::DataMovement: return {0.5, 0.8};
+  }
+  return {0.5, 0.8};
+}
+
+Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) {
+  Ppp r = default_ppp(op_class, pass);
+  const ir::Efficiency* per_pass = nullptr;
+  const ir::Efficiency* both = nullptr;
+  if (const auto it = device.ppp.find({op_class, pass}); it != device.ppp.end()) per_pass = &it->second;
+  if (const auto it = device.ppp.find({op_class, std::nullopt}); it != device.ppp.end()) both = &it->second;
+  for (const ir::Efficiency* e : {both, per_pass}) {   // the per-pass figure, looked at last, wins
+    if (!e) continue;
+    if (e->compute) r.compute = checked_ppp(*e->compute, op_class, "compute"), r.compute_default = false;
+    if (e->memory) r.memory = checked_ppp(*e->memory, op_class, "memory"), r.memory_default = false;
+  }
+  return r;
+}
+
+LaunchOverhead launch_overhead(const ir::Device& device) {
+  if (!device.launch_overhead) return {};
+  const double s = device.launch_overhead->value;
+  if (!(s >= 0.0) || !std::isfinite(s))
+    throw SimulationError("device '" + device.name + "' gives a negative or non-finite launch overhead");
+  return {s, true};
+}
+
+std::string_view bound_name(Bound b) {
+  switch (b) {
+    case Bound::None: return "-";
+    case Bound::Compute: return "compute";
+    case Bound::Memory: return "memory";
+  }
+  return "-";
+}
+
+PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const Ppp& p, double launch_s) {
+  PassTime t;
+  if (cost.kernels == 0 && cost.flops == 0.0 && cost.bytes() == 0.0) return t;   // a view: nothing runs
+  const double compute = cost.flops / peak.flops_per_s;
+  const double memory = cost.bytes() / bw;
+  t.roofline_s = std::max(compute, memory);
+  t.bound = compute > memory ? Bound::Compute : Bound::Memory;
+  t.intensity = cost.bytes() > 0.0 ? cost.flops / cost.bytes() : 0.0;
+  t.paleo_s = cost.bytes_read / (p.memory * bw) + cost.flops / (p.compute * peak.flops_per_s) +
+              cost.bytes_written / (p.memory * bw) + cost.kernels * launch_s;
+  return t;
+}
+
+}  // namespace ridge::engine

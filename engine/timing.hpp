@@ -1,0 +1,89 @@
+// The timing models: which peak a layer gets, the roofline bound, and PALEO's time. Every timing
+// formula of Ridge is in timing.cpp.
+//
+//   roofline  t = max(F / peak, B / bw)                       bound = the larger term
+//   PALEO     t = Br / (ppp_m * bw) + F / (ppp_c * peak) + Bw / (ppp_m * bw) + kernels * launch_overhead
+//
+// With 0 < ppp <= 1 and launch overhead >= 0, PALEO's time is never below the roofline bound
+// (Br/bw + F/peak + Bw/bw >= max(F/peak, B/bw)); lookups reject PPP outside (0, 1].
+#pragma once
+
+#include "op_costs.hpp"
+
+#include "ir/device.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace ridge::engine {
+
+// A device or option the models cannot work with (no bandwidth, no peak for the precision, PPP > 1...).
+struct SimulationError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The peak a layer is timed against and where it came from.
+struct PeakUsed {
+  double flops_per_s = 0.0;
+  ir::Precision precision = ir::Precision::FP32;   // the precision whose figure was used
+  bool matrix = false;                            // matrix unit (tensor core) or vector unit
+  std::string describe() const;                   // "matrix tf32", "vector fp32"
+  friend bool operator==(const PeakUsed&, const PeakUsed&) = default;
+};
+
+// The fallback chain, explicit:
+//   matmul-class ops: matrix peak of the precision, if the device has one;
+//   then (every op) the vector peak of the precision;
+//   then, for the reduced precisions (tf32, fp16, bf16, int8) only, the fp32 vector peak: a device
+//   with no figure for them runs the op in fp32 at best (tf32 is a matrix-unit format).
+// fp64 and fp32 have no further fallback. Throws SimulationError when the chain ends empty.
+PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precision precision);
+
+// The device's memory bandwidth (B/s). Throws SimulationError when the device gives none.
+double bandwidth(const ir::Device& device);
+
+// The PPP of an op class and pass: the device's figure for that pass, else its figure for both
+// passes, else the default below. Each of compute and memory is looked up on its own.
+struct Ppp {
+  double compute = 1.0;
+  double memory = 1.0;
+  bool compute_default = true;   // true: a default, not the device's figure
+  bool memory_default = true;
+};
+Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass);
+
+// The defaults used before calibration. Why these values:
+// - PALEO (Qi, Sparks, Talwalkar, ICLR 2017) scales peaks by a "platform percent of peak" fitted per
+//   platform; its case studies sit around half of compute peak for cuDNN convolutions, so matmul-class
+//   compute is 0.5 (best-shape GEMMs reach 80-87% of peak, real layer shapes much less).
+// - Memory: large copies reach 80-90% of HBM peak (hardware-reference.md, "measured in practice"):
+//   0.8 for streaming ops (elementwise, data movement, the matmul's operand traffic). Normalisation
+//   reduces over the batch or a row in several passes: 0.6. Pooling windows overlap and stride: 0.7.
+// - Compute of the non-matmul classes is 0.5 as well; these ops are memory bound on every catalogued
+//   device, so the figure barely matters until calibration supplies one.
+Ppp default_ppp(ir::OpClass op_class, ir::Pass pass);
+
+// Seconds per kernel launch: the device's figure, else none (0 s), reported as a default.
+struct LaunchOverhead {
+  double seconds = 0.0;
+  bool from_device = false;
+};
+LaunchOverhead launch_overhead(const ir::Device& device);
+
+enum class Bound { None, Compute, Memory };   // None: a pass that does nothing (views)
+std::string_view bound_name(Bound b);         // "-", "compute", "memory"
+
+// The times of one pass of one layer.
+struct PassTime {
+  double roofline_s = 0.0;
+  double paleo_s = 0.0;
+  Bound bound = Bound::None;
+  double intensity = 0.0;   // FLOP/B; 0 when the pass moves no bytes
+  friend bool operator==(const PassTime&, const PassTime&) = default;
+};
+
+PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth, const Ppp& ppp,
+                   double launch_overhead_s);
+
+}  // namespace ridge::engine

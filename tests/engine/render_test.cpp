@@ -1,0 +1,113 @@
+#include "engine/render/json_writer.hpp"
+#include "engine/render/render.hpp"
+#include "engine/render/units.hpp"
+#include "engine/simulate.hpp"
+
+#include "engine/fixtures.hpp"
+#include "engine/json_parse.hpp"
+#include "ir/resnet18_builder.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace ridge;
+using engine::render::si;
+
+TEST_CASE("numbers print with SI prefixes and units") {
+  CHECK(si(1.81e9, "MAC") == "1.81 GMAC");
+  CHECK(si(3.42e-3, "s") == "3.42 ms");
+  CHECK(si(12.54, "FLOP/B") == "12.5 FLOP/B");
+  CHECK(si(1555e9, "B/s") == "1.56 TB/s");
+  CHECK(si(999.7, "s") == "1.00 ks");
+  CHECK(si(0, "B") == "0 B");
+  CHECK(si(std::numeric_limits<double>::infinity(), "s") == "-");
+  CHECK(engine::render::count(11689512) == "11.7 M");
+  CHECK(engine::render::count(216) == "216");
+  CHECK(engine::render::ratio(0.25, "FLOP/B") == "0.250 FLOP/B");
+  CHECK(engine::render::ratio(61.94, "FLOP/B") == "61.9 FLOP/B");
+}
+
+TEST_CASE("the JSON writer escapes strings and writes only finite numbers") {
+  using engine::render::json_quote;
+  CHECK(json_quote("a\"b\\c\n\t\x01") == "\"a\\\"b\\\\c\\n\\t\\u0001\"");
+  CHECK(json_quote("caf\xC3\xA9") == "\"caf\xC3\xA9\"");          // valid UTF-8 passes through
+  CHECK(json_quote("bad\xFF") == "\"bad\xEF\xBF\xBD\"");          // invalid bytes become U+FFFD
+  CHECK(engine::render::json_number(std::nan("")) == "null");
+  CHECK(engine::render::json_number(1e300 * 1e300) == "null");
+  CHECK(engine::render::json_number(118013952) == "118013952");
+  CHECK(engine::render::json_number(0.1) == "0.1");
+  engine::render::JsonWriter w;
+  w.begin_object().key("k").begin_array(true).value(1).value(2.5).end_array();
+  CHECK_THROWS_AS(w.take(), std::logic_error);
+}
+
+TEST_CASE("a report's JSON parses back with the documented fields") {
+  ir::Network net = testing::resnet18_from_builder();
+  net.name = "res\"net\n18";   // a hostile name must survive the round trip
+  const auto r = engine::simulate(net, testing::a100(), {.batch = 8, .precision = ir::Precision::FP16});
+  const auto j = testing::parse_json(engine::render::json(r));
+  CHECK(j["network"].string == net.name);
+  CHECK(j["batch"].number == 8);
+  CHECK(j["dtype"].string == "fp16");
+  const auto& d = j["device"];
+  CHECK(d["name"].string == "NVIDIA A100-SXM4-40GB");
+  CHECK(d["kind"].string == "gpu");
+  CHECK(d["peak_flops"]["fp16"].number == 312e12);
+  CHECK(d["bandwidth"].number == 1555e9);
+  CHECK(d["memory_bytes"].number == 40.0 * 1024 * 1024 * 1024);
+  const auto& layers = j["layers"].array;
+  REQUIRE(layers.size() == net.layers.size());
+  for (const char* key : {"name", "op", "output_shape", "params", "macs", "flops_fwd", "flops_bwd", "bytes_fwd",
+                          "bytes_bwd", "roofline_fwd_s", "roofline_bwd_s", "time_fwd_s", "time_bwd_s", "bound_fwd",
+                          "bound_bwd"})
+    CHECK(layers[1].has(key));
+  CHECK(layers[1]["name"].string == "conv1");
+  CHECK(layers[1]["macs"].number == 8.0 * 118013952);
+  CHECK(layers[1]["output_shape"].array.size() == 4);
+  CHECK(layers[1]["output_shape"].array[0].number == 8);
+  const auto& t = j["totals"];
+  for (const char* key : {"params", "macs", "flops_fwd", "flops_bwd", "roofline_fwd_s", "time_fwd_s", "time_bwd_s",
+                          "time_train_step_s", "throughput_train", "throughput_infer", "memory_infer_bytes",
+                          "memory_train_bytes"})
+    CHECK(t.has(key));
+  CHECK(t["params"].number == 11689512);
+  CHECK(t["time_train_step_s"].number == Approx(r.totals.time_train_step_s).epsilon(1e-15));
+}
+
+TEST_CASE("the CSV has a row per layer under the JSON field names") {
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {});
+  const std::string csv = engine::render::csv(r);
+  CHECK(csv.rfind("name,op,op_class,output_shape,params,macs,flops_fwd,flops_bwd,bytes_fwd,bytes_bwd,", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(r.layers.size()) + 1);
+  CHECK(csv.find("\"[1, 8, 8, 8]\"") != std::string::npos);   // a shape holds commas: quoted
+}
+
+TEST_CASE("the table shows layers, totals, throughput, memory and the device's roofline") {
+  const auto r = engine::simulate(testing::resnet18_from_builder(), testing::a100(), {.batch = 64});
+  const std::string t = engine::render::table(r);
+  for (const char* s : {"Layer", "Output shape", "Params", "MACs", "FLOPs fwd", "FLOPs bwd", "AI fwd", "Bound fwd",
+                        "Roofline fwd", "PALEO bwd", "basic8.conv2", "[64, 64, 112, 112]", "samples/s",
+                        "fits in", "ridge point", "12.5 FLOP/B", "1.56 TB/s", "multiply-add as 2", "vector fp32"})
+    CHECK(t.find(s) != std::string::npos);
+  const std::string fwd = engine::render::table(r, engine::render::PassView::Forward);
+  CHECK(fwd.find("FLOPs bwd") == std::string::npos);
+}
+
+TEST_CASE("several devices and batches make one comparison table") {
+  std::vector<engine::Report> reports;
+  for (const auto& d : {testing::a100(), testing::xeon()})
+    for (std::int64_t b : {1, 8, 64}) reports.push_back(engine::simulate(testing::resnet18_from_builder(), d, {.batch = b}));
+  const auto c = engine::compare(reports);
+  REQUIRE(c.rows.size() == 6);
+  CHECK(c.rows[5].batch == 64);
+  const std::string t = engine::render::table(c);
+  CHECK(t.find("2x Intel Xeon E5-2699 v4") != std::string::npos);
+  CHECK(t.find("Train samples/s") != std::string::npos);
+  const auto j = testing::parse_json(engine::render::json(c));
+  CHECK(j["rows"].array.size() == 6);
+  CHECK(j["rows"].array[3]["fits_train"].type == testing::Json::Type::Null);   // the Xeon gives no memory size
+  const std::string csv = engine::render::csv(c);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);
+}

@@ -1,0 +1,104 @@
+#include "engine/simulate.hpp"
+
+#include "engine/fixtures.hpp"
+#include "ir/resnet18_builder.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+
+TEST_CASE("a training step is the training forward plus backward plus the optimizer update") {
+  const auto r = engine::simulate(testing::resnet18_from_builder(), testing::a100(), {.batch = 32});
+  const auto& t = r.totals;
+  CHECK(t.time_train_step_s == Approx(t.time_fwd_train_s + t.time_bwd_s + t.time_update_s).epsilon(1e-12));
+  double fwd = 0, bwd = 0;
+  for (const auto& l : r.layers) fwd += l.time_fwd_train.paleo_s, bwd += l.time_bwd.paleo_s;
+  CHECK(t.time_fwd_train_s == Approx(fwd).epsilon(1e-12));
+  CHECK(t.time_bwd_s == Approx(bwd).epsilon(1e-12));
+  // A network without batch norm or dropout trains with its inference forward.
+  const auto tiny = engine::simulate(testing::tiny(), testing::a100(), {});
+  CHECK(tiny.totals.time_fwd_train_s == tiny.totals.time_fwd_s);
+}
+
+TEST_CASE("the SGD-with-momentum update reads weights, gradients and momentum and writes two of them") {
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {.precision = ir::Precision::FP16});
+  const double params = 8 * 3 * 3 * 3 + (512 * 10 + 10);
+  CHECK(r.totals.params == params);
+  CHECK(r.totals.flops_update == 4 * params);
+  CHECK(r.totals.bytes_update == 5 * params * 2);
+  // Memory bound: 10 B/param over 1555 GB/s dwarfs 4 FLOP/param over the vector peak.
+  CHECK(r.totals.roofline_update_s == Approx(5 * params * 2 / 1555e9));
+}
+
+TEST_CASE("the memory footprint of a small network matches a hand count") {
+  // tiny on [3,8,8], batch 2, fp32. Values: input 192, conv 512, relu 512, flatten (view of relu),
+  // linear 10 elements per sample.
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {.batch = 2});
+  const double w = 4, b = 2;
+  const double weights = (216 + 5130) * w;
+  // Liveness: step conv (input + conv out) = 704; step relu (conv out + relu out) = 1024;
+  // step linear (relu/flatten + linear out) = 522. Peak 1024 elements per sample.
+  CHECK(r.totals.peak_activation_bytes == 1024 * b * w);
+  CHECK(r.totals.memory_infer_bytes == weights + 1024 * b * w);
+  // Training keeps every materialised value: 192 + 512 + 512 + 10 = 1226 per sample.
+  CHECK(r.totals.saved_activation_bytes == 1226 * b * w);
+  CHECK(r.totals.memory_train_bytes == 3 * weights + 1226 * b * w);
+  CHECK(r.totals.fits_infer == true);
+  CHECK(r.totals.fits_train == true);
+}
+
+TEST_CASE("a skip connection keeps its value alive until the join") {
+  lang::NetworkBuilder b("skip", {4});
+  auto x = b.input();
+  auto y = b.relu(b.relu(b.relu(x)));
+  const ir::Network net = b.finish(b.add(x, y));
+  // At the last relu: x (kept for the add), relu2, relu3 live = 12; at the add: x, relu3, add = 12.
+  CHECK(engine::peak_live_activation_bytes(net, 1, ir::Precision::FP32) == 12 * 4);
+}
+
+TEST_CASE("throughput is the batch over the time") {
+  const auto r = engine::simulate(testing::resnet18_from_builder(), testing::a100(), {.batch = 64});
+  CHECK(r.totals.throughput_infer == Approx(64 / r.totals.time_fwd_s));
+  CHECK(r.totals.throughput_train == Approx(64 / r.totals.time_train_step_s));
+}
+
+TEST_CASE("a network too big for the device is reported as not fitting") {
+  ir::Device small = testing::a100();
+  small.memory_size = ir::Figure{1e6, "test"};
+  const auto r = engine::simulate(testing::resnet18_from_builder(), small, {.batch = 8});
+  CHECK(r.totals.fits_infer == false);
+  CHECK(r.totals.fits_train == false);
+  const auto unknown = engine::simulate(testing::tiny(), testing::xeon(), {});
+  CHECK_FALSE(unknown.totals.fits_train.has_value());
+}
+
+TEST_CASE("impossible options and devices are errors, not numbers") {
+  const ir::Network net = testing::tiny();
+  CHECK_THROWS_AS(engine::simulate(net, testing::a100(), {.batch = 0}), engine::SimulationError);
+  CHECK_THROWS_AS(engine::simulate(net, testing::a100(), {.batch = engine::kMaxBatch + 1}), engine::SimulationError);
+  ir::Device no_bw = testing::a100();
+  no_bw.memory_bandwidth.reset();
+  CHECK_THROWS_AS(engine::simulate(net, no_bw, {}), engine::SimulationError);
+  CHECK_THROWS_AS(engine::simulate(ir::Network{}, testing::a100(), {}), engine::SimulationError);
+}
+
+TEST_CASE("counts beyond 2^53 are refused rather than rounded") {
+  lang::NetworkBuilder b("huge", {65536, 65536});   // 2^32 elements per sample
+  const ir::Network net = b.finish(b.relu(b.input()));
+  CHECK_NOTHROW(engine::simulate(net, testing::a100(), {.batch = 1}));
+  CHECK_THROWS_AS(engine::simulate(net, testing::a100(), {.batch = engine::kMaxBatch}), engine::SimulationError);
+}
+
+TEST_CASE("the report states the counting convention and the peaks it used") {
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {.precision = ir::Precision::TF32});
+  bool counting = false, peak = false;
+  for (const auto& n : r.notes) {
+    counting |= n.find("multiply-add as 2") != std::string::npos;
+    peak |= n.find("matrix tf32") != std::string::npos && n.find("vector fp32") != std::string::npos;
+  }
+  CHECK(counting);
+  CHECK(peak);
+  CHECK(r.layers.size() == 5);
+  CHECK(r.layers[1].peak.describe() == "matrix tf32");
+  CHECK(r.layers[2].peak.describe() == "vector fp32");
+}

@@ -1,0 +1,95 @@
+#include "engine/timing.hpp"
+
+#include "engine/simulate.hpp"
+#include "engine/fixtures.hpp"
+#include "ir/resnet18_builder.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+
+TEST_CASE("the A100's fp32 ridge point is its peak over its bandwidth") {
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {});
+  // A100 datasheet: 19.5 TFLOP/s fp32 (no fp32 matrix unit: TF32 is a separate precision), 1555 GB/s.
+  CHECK(r.device.ridge_point == Approx(19.5e12 / 1555e9).epsilon(1e-12));
+  CHECK(r.device.ridge_point == Approx(12.54).epsilon(1e-3));
+}
+
+TEST_CASE("the peak fallback chain is explicit") {
+  const ir::Device a100 = testing::a100();
+  using P = ir::Precision;
+  using C = ir::OpClass;
+  SECTION("fp32 matmul on an A100 uses the fp32 vector peak") {
+    const auto p = engine::layer_peak(a100, C::MatMul, P::FP32);
+    CHECK_FALSE(p.matrix);
+    CHECK(p.flops_per_s == 19.5e12);
+  }
+  SECTION("tf32 conv uses the tensor cores; tf32 elementwise falls back to fp32 vector") {
+    CHECK(engine::layer_peak(a100, C::MatMul, P::TF32).flops_per_s == 156e12);
+    const auto e = engine::layer_peak(a100, C::Elementwise, P::TF32);
+    CHECK(e.precision == P::FP32);
+    CHECK(e.describe() == "vector fp32");
+  }
+  SECTION("a device without matrix units runs fp16 matmuls at its fp32 vector peak") {
+    const auto p = engine::layer_peak(testing::xeon(), C::MatMul, P::FP16);
+    CHECK(p.flops_per_s == 3.0976e12);
+    CHECK(p.describe() == "vector fp32");
+  }
+  SECTION("a precision with no figure and no fallback is an error") {
+    ir::Device d = testing::xeon();
+    d.vector_peak.erase(P::FP64);
+    CHECK_THROWS_AS(engine::layer_peak(d, C::MatMul, P::FP64), engine::SimulationError);
+  }
+}
+
+TEST_CASE("the roofline bound is the larger of compute and memory time") {
+  const engine::PeakUsed peak{100.0, ir::Precision::FP32, false};
+  const engine::Ppp one{1.0, 1.0};
+  const auto compute = engine::time_pass({1000.0, 5.0, 0.0, 1}, peak, 1.0, one, 0.0);
+  CHECK(compute.roofline_s == 10.0);
+  CHECK(compute.bound == engine::Bound::Compute);
+  CHECK(compute.intensity == 200.0);
+  const auto memory = engine::time_pass({10.0, 30.0, 20.0, 1}, peak, 1.0, one, 0.0);
+  CHECK(memory.roofline_s == 50.0);
+  CHECK(memory.bound == engine::Bound::Memory);
+}
+
+TEST_CASE("PALEO adds read, compute, write and launch terms scaled by the PPP") {
+  const engine::PeakUsed peak{100.0, ir::Precision::FP32, false};
+  const auto t = engine::time_pass({1000.0, 10.0, 20.0, 2}, peak, 1.0, {0.5, 0.25}, 3.0);
+  CHECK(t.paleo_s == Approx(10.0 / 0.25 + 1000.0 / (0.5 * 100.0) + 20.0 / 0.25 + 2 * 3.0));
+}
+
+TEST_CASE("a device's PPP overrides the defaults, per pass before both passes") {
+  ir::Device d = testing::a100();
+  d.ppp[{ir::OpClass::MatMul, std::nullopt}] = {ir::Figure{0.7, "fit"}, std::nullopt};
+  d.ppp[{ir::OpClass::MatMul, ir::Pass::Backward}] = {ir::Figure{0.6, "fit"}, ir::Figure{0.9, "fit"}};
+  const auto f = engine::ppp(d, ir::OpClass::MatMul, ir::Pass::Forward);
+  CHECK(f.compute == 0.7);
+  CHECK_FALSE(f.compute_default);
+  CHECK(f.memory_default);
+  const auto b = engine::ppp(d, ir::OpClass::MatMul, ir::Pass::Backward);
+  CHECK(b.compute == 0.6);
+  CHECK(b.memory == 0.9);
+  d.ppp[{ir::OpClass::Pooling, std::nullopt}] = {ir::Figure{1.5, "typo"}, std::nullopt};
+  CHECK_THROWS_AS(engine::ppp(d, ir::OpClass::Pooling, ir::Pass::Forward), engine::SimulationError);
+}
+
+TEST_CASE("every layer's PALEO time is at or above its roofline bound") {
+  const std::vector<ir::Network> nets{testing::resnet18_from_builder(), testing::tiny(), testing::mobile_block(),
+                                      testing::shuffle_block(), testing::attention_block()};
+  const std::vector<ir::Device> devices{testing::a100(), testing::xeon()};
+  for (const auto& net : nets)
+    for (const auto& dev : devices)
+      for (const auto p : {ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16, ir::Precision::INT8})
+        for (const std::int64_t batch : {1, 64}) {
+          const auto r = engine::simulate(net, dev, {.batch = batch, .precision = p});
+          for (const auto& l : r.layers) {
+            INFO(net.name << " " << l.name << " on " << dev.name);
+            CHECK(l.time_fwd.paleo_s >= l.time_fwd.roofline_s);
+            CHECK(l.time_fwd_train.paleo_s >= l.time_fwd_train.roofline_s);
+            CHECK(l.time_bwd.paleo_s >= l.time_bwd.roofline_s);
+          }
+          CHECK(r.totals.time_train_step_s >= r.totals.roofline_train_step_s);
+        }
+}
