@@ -246,6 +246,14 @@ TEST_CASE("zoo networks take overrides of their parameters") {
     CHECK(net.layers.at(net.output).output == ir::Shape{10});
     CHECK(total_parameters(net) == 1'235'496 - 990 * (512 + 1));
   }
+  SECTION("a boolean parameter") {
+    // vgg16 with batch_norm on is torchvision's vgg16_bn, layer for layer.
+    const auto net = lang::load_network(model_path("vgg16"), {{"batch_norm", "true"}});
+    CHECK(total_parameters(net) == 138'365'992);
+    const auto bn = lang::load_network(model_path("vgg16_bn"));
+    REQUIRE(net.layers.size() == bn.layers.size());
+    for (std::size_t i = 0; i < net.layers.size(); ++i) CHECK(net.layers[i] == bn.layers[i]);
+  }
   SECTION("resolution") {
     // torchvision's EfficientNet-B0 at B4's resolution: same parameters, larger feature map.
     const auto net = lang::load_network(model_path("efficientnet_b0"), {{"resolution", "380"}});
