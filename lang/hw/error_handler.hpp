@@ -62,10 +62,21 @@ class Locator {
   std::string file_;
 };
 
+// Built by appending, not `"..." + std::string(...)`: GCC 12 warns falsely on that (-Wrestrict,
+// GCC bug 105329).
 inline std::string describe_byte(unsigned char c) {
-  if (c >= 0x20 && c < 0x7f) return "'" + std::string(1, static_cast<char>(c)) + "'";
+  std::string out;
+  if (c >= 0x20 && c < 0x7f) {
+    out += '\'';
+    out += static_cast<char>(c);
+    out += '\'';
+    return out;
+  }
   const char* digits = "0123456789abcdef";
-  return "byte 0x" + std::string{digits[c >> 4], digits[c & 15]};
+  out = "byte 0x";
+  out += digits[c >> 4];
+  out += digits[c & 15];
+  return out;
 }
 
 inline Diagnostic expectation_diagnostic(const x3::expectation_failure<parser::iterator_type>& e,

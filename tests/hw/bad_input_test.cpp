@@ -103,7 +103,7 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
   const std::string rendered = ridge::lang::render(d);
   CHECK_THAT(rendered, Contains("bad.hw:" + std::to_string(line) + ":" + std::to_string(column) + ": error: "));
   // (The renderer shows control bytes as spaces, so the quoted line is compared by its caret.)
-  if (!d.source_line.empty()) CHECK_THAT(rendered, Contains("\n" + caret_at(column) + "\n"));
+  if (!d.source_line.empty()) CHECK_THAT(rendered, Contains(caret_at(column).insert(0, 1, '\n') + "\n"));
 }
 
 TEST_CASE("a duplicate key points at the second and notes the first") {
