@@ -290,25 +290,37 @@ bool is_view(ir::Op op) {
          op == ir::Op::Dropout;
 }
 
+GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<GradNeeds>& earlier) {
+  GradNeeds g;
+  g.inputs.reserve(layer.inputs.size());
+  for (ir::LayerId in : layer.inputs) {
+    if (in >= earlier.size()) throw std::invalid_argument("layer '" + layer.name + "' reads a later layer");
+    g.inputs.push_back(earlier[in].output);
+  }
+  g.output = layer.op != ir::Op::Input &&
+             (has_parameters || std::any_of(g.inputs.begin(), g.inputs.end(), [](bool b) { return b; }));
+  return g;
+}
+
 std::vector<GradNeeds> grad_flags(const ir::Network& network) {
-  std::vector<GradNeeds> flags(network.layers.size());
-  for (std::size_t id = 0; id < network.layers.size(); ++id) {
-    const ir::Layer& layer = network.layers[id];
-    GradNeeds& g = flags[id];
-    for (ir::LayerId in : layer.inputs) {
-      if (in >= id) throw std::invalid_argument("layer '" + layer.name + "' reads a later layer");
-      g.inputs.push_back(flags[in].output);
-    }
+  std::vector<GradNeeds> flags;
+  flags.reserve(network.layers.size());
+  for (const ir::Layer& layer : network.layers) {
+    for (ir::LayerId in : layer.inputs)
+      if (in >= flags.size()) throw std::invalid_argument("layer '" + layer.name + "' reads a later layer");
     const bool has_params = ir::parameter_count(layer, ir::input_shapes(network, layer)) > 0;
-    g.output = layer.op != ir::Op::Input &&
-               (has_params || std::any_of(g.inputs.begin(), g.inputs.end(), [](bool b) { return b; }));
+    flags.push_back(grad_needs(layer, has_params, flags));
   }
   return flags;
 }
 
 OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t batch,
                ir::Precision precision, const GradNeeds& grad) {
-  const std::vector<ir::Shape> shapes = ir::input_shapes(network, layer);
+  return op_cost(layer, ir::input_shapes(network, layer), batch, precision, grad);
+}
+
+OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
+               ir::Precision precision, const GradNeeds& grad) {
   const Ctx ctx{layer, shapes, static_cast<double>(batch), static_cast<double>(ir::bytes_per_element(precision)),
                 static_cast<double>(ir::parameter_count(layer, shapes)), grad};
   const Row& r = row(layer.op);

@@ -54,13 +54,19 @@ struct GradNeeds {
   bool output = false;
 };
 
-// The cost of `layer` (a layer of `network`) at `batch` samples and `precision`. Throws
-// std::invalid_argument for a layer whose inputs are not earlier layers of the network.
+// The cost of `layer`, whose inputs have `input_shapes` (per sample), at `batch` samples and
+// `precision`; `grad` says which inputs need a gradient (see grad_needs()).
+OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& input_shapes, std::int64_t batch,
+               ir::Precision precision, const GradNeeds& grad);
+// The same for a layer of `network` (its input shapes looked up there).
 OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t batch,
                ir::Precision precision, const GradNeeds& grad);
 
-// Autograd's requires_grad for every layer of the network (index = layer id): a layer's output needs a
-// gradient when the layer has parameters or any input needs one. The input layer never does.
+// Autograd's requires_grad, one layer at a time in topological order: `earlier` holds the needs of
+// every earlier layer. A layer's output needs a gradient when it has parameters or any input needs
+// one; the input layer never does. Throws std::invalid_argument when an input is not an earlier layer.
+GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<GradNeeds>& earlier);
+// The needs of every layer of the network (index = layer id).
 std::vector<GradNeeds> grad_flags(const ir::Network& network);
 
 // The op class an op's PPP is looked up under.

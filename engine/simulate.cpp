@@ -3,6 +3,7 @@
 #include "ir/ops.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -12,16 +13,12 @@ namespace {
 
 constexpr double kExactLimit = 9007199254740992.0;   // 2^53: beyond it doubles skip integers
 
-void check_exact(double v, const std::string& what) {
-  if (!(v >= 0.0 && v <= kExactLimit))
-    throw SimulationError(what + " is " + std::to_string(v) + ", beyond 2^53 where counts stop being exact; "
-                          "use a smaller batch or network");
-}
+bool exact(double v) { return v >= 0.0 && v <= kExactLimit; }
+bool exact(const PassCost& c) { return exact(c.flops) && exact(c.bytes_read) && exact(c.bytes_written); }
 
-void check_exact(const PassCost& c, const std::string& what) {
-  check_exact(c.flops, what + " FLOPs");
-  check_exact(c.bytes_read, what + " bytes read");
-  check_exact(c.bytes_written, what + " bytes written");
+// The message is built only on failure: simulate() runs per layer in sweeps of thousands.
+[[noreturn]] void inexact(const std::string& what) {
+  throw SimulationError(what + " exceed 2^53, beyond which counts stop being exact; use a smaller batch or network");
 }
 
 void check_network(const ir::Network& net) {
@@ -96,14 +93,14 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
   for (std::size_t i = 0; i < n; ++i)
     for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
   if (net.output < n) last_use[root[net.output]] = n;   // the result outlives the network
-  std::vector<std::vector<std::size_t>> frees(n);
+  std::vector<double> freed_after(n, 0.0);   // bytes released once step i has run
   for (std::size_t r = 0; r < n; ++r)
-    if (root[r] == r && last_use[r] < n) frees[last_use[r]].push_back(r);
+    if (root[r] == r && last_use[r] < n) freed_after[last_use[r]] += value_bytes(net.layers[r], batch, p);
   double live = 0.0, peak = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     if (root[i] == i) live += value_bytes(net.layers[i], batch, p);
     peak = std::max(peak, live);   // step i: its inputs and its output are live together
-    for (std::size_t r : frees[i]) live -= value_bytes(net.layers[r], batch, p);
+    live -= freed_after[i];
   }
   return peak;
 }
@@ -122,19 +119,26 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   const double launch = r.device.launch_overhead_s;
   const double width = ir::bytes_per_element(opt.precision);
 
-  const std::vector<GradNeeds> grads = grad_flags(net);
+  std::vector<GradNeeds> grads;   // filled layer by layer: a layer's needs depend on earlier ones
+  grads.reserve(net.layers.size());
+  // PPP per op class and pass, looked up once.
+  constexpr std::size_t kClasses = 5;
+  std::array<std::array<Ppp, 2>, kClasses> ppps;
+  for (std::size_t k = 0; k < kClasses; ++k) {
+    ppps[k][0] = ppp(device, static_cast<ir::OpClass>(k), ir::Pass::Forward);
+    ppps[k][1] = ppp(device, static_cast<ir::OpClass>(k), ir::Pass::Backward);
+  }
   Totals& t = r.totals;
   std::vector<std::string> default_ppp_classes;
   int parameterised_layers = 0;
   r.layers.reserve(net.layers.size());
   for (std::size_t id = 0; id < net.layers.size(); ++id) {
     const ir::Layer& layer = net.layers[id];
-    const OpCost c = op_cost(net, layer, opt.batch, opt.precision, grads[id]);
-    const std::string what = "layer '" + layer.name + "'";
-    check_exact(c.forward, what + " forward");
-    check_exact(c.forward_train, what + " training forward");
-    check_exact(c.backward, what + " backward");
-    check_exact(c.macs, what + " MACs");
+    const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
+    grads.push_back(grad_needs(layer, ir::parameter_count(layer, shapes) > 0, grads));
+    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back());
+    if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
+      inexact("the counts of layer '" + layer.name + "'");
 
     LayerRow row;
     row.name = layer.name;
@@ -148,8 +152,8 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     row.fwd_train = c.forward_train;
     row.bwd = c.backward;
     row.peak = c.op_class == ir::OpClass::MatMul ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    row.ppp_fwd = ppp(device, c.op_class, ir::Pass::Forward);
-    row.ppp_bwd = ppp(device, c.op_class, ir::Pass::Backward);
+    row.ppp_fwd = ppps[static_cast<std::size_t>(c.op_class)][0];
+    row.ppp_bwd = ppps[static_cast<std::size_t>(c.op_class)][1];
     row.time_fwd = time_pass(c.forward, row.peak, bw, row.ppp_fwd, launch);
     row.time_fwd_train = time_pass(c.forward_train, row.peak, bw, row.ppp_fwd, launch);
     row.time_bwd = time_pass(c.backward, row.peak, bw, row.ppp_bwd, launch);
@@ -186,7 +190,7 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   // layer; an elementwise, memory-bound step timed with the elementwise backward PPP.
   const PassCost update{kSgdMomentumFlopsPerParam * t.params, kSgdMomentumTensorsRead * t.params * width,
                         kSgdMomentumTensorsWritten * t.params * width, parameterised_layers};
-  check_exact(update, "optimizer update");
+  if (!exact(update)) inexact("the optimizer update's counts");
   const PassTime update_time = time_pass(update, r.device.vector_peak_used, bw,
                                          ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward), launch);
   t.flops_update = update.flops;
@@ -208,7 +212,7 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
   t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
   t.memory_train_bytes = 3.0 * t.weight_bytes + t.saved_activation_bytes;   // weights, grads, momentum
-  check_exact(t.memory_train_bytes, "training memory");
+  if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");
   if (r.device.memory_bytes) {
     t.fits_infer = t.memory_infer_bytes <= *r.device.memory_bytes;
     t.fits_train = t.memory_train_bytes <= *r.device.memory_bytes;

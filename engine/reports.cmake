@@ -1,0 +1,9 @@
+# Reports people would rather look at: roofline and sweep plots (SVG), timelines (Chrome trace),
+# data-parallel scaling and rank correlation, and the simulate options that ask for them.
+# Included from engine/CMakeLists.txt after ridge_engine is defined.
+target_sources(ridge_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/scaling.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/render/svg_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/render/svg_roofline.cpp
+)

@@ -1,0 +1,145 @@
+#include "scaling.hpp"
+
+#include "simulate.hpp"
+#include "timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ridge::engine {
+
+std::string_view scaling_name(Scaling s) { return s == Scaling::Strong ? "strong" : "weak"; }
+
+double default_link_latency(std::string_view link_name) {
+  if (link_name == "ethernet") return 25e-6;   // TCP/RoCE-less ethernet: tens of microseconds per step
+  if (link_name == "nvlink") return 2e-6;
+  return 5e-6;                                 // pcie, infiniband and anything else
+}
+
+LinkUsed choose_link(const ir::Device& device, const std::string& name) {
+  std::string chosen = name;
+  if (chosen.empty()) {
+    if (!device.interconnect.empty()) chosen = device.interconnect;
+    else if (device.links.contains("nvlink")) chosen = "nvlink";
+    else if (device.links.contains("pcie")) chosen = "pcie";
+    else if (!device.links.empty()) chosen = device.links.begin()->first;
+    else throw SimulationError("device '" + device.id + "' gives no link between devices (link.NAME.bandwidth)");
+  }
+  const auto it = device.links.find(chosen);
+  if (it == device.links.end()) {
+    std::string have;
+    for (const auto& [n, l] : device.links) have += (have.empty() ? "" : ", ") + n;
+    throw SimulationError("device '" + device.id + "' has no link '" + chosen + "'" +
+                          (have.empty() ? std::string(" (it gives none)") : "; it has: " + have));
+  }
+  if (!(it->second.bandwidth.value > 0))
+    throw SimulationError("link '" + chosen + "' of device '" + device.id + "' has no positive bandwidth");
+  LinkUsed l{chosen, it->second.bandwidth.value, 0.0, false};
+  if (it->second.latency) {
+    l.latency_s = it->second.latency->value;
+  } else {
+    l.latency_s = default_link_latency(chosen);
+    l.latency_default = true;
+  }
+  return l;
+}
+
+double ring_allreduce_seconds(double bytes, int devices, double link_bandwidth, double latency_s) {
+  if (devices <= 1) return 0.0;
+  const double n = devices;
+  // Reduce-scatter then all-gather: each takes N-1 steps moving S/N per device per step.
+  return 2.0 * (n - 1.0) / n * bytes / link_bandwidth + 2.0 * (n - 1.0) * latency_s;
+}
+
+ScalingPoint combine(const Report& per_device, int devices, std::int64_t global_batch, double gradient_bytes,
+                     const LinkUsed& link, bool overlap, std::optional<std::int64_t> dataset_size) {
+  ScalingPoint p;
+  p.devices = devices;
+  p.global_batch = global_batch;
+  p.per_device_batch = per_device.batch;
+  const Totals& t = per_device.totals;
+  p.forward_s = t.time_fwd_train_s;
+  p.backward_s = t.time_bwd_s;
+  p.update_s = t.time_update_s;
+  p.compute_s = p.forward_s + p.backward_s + p.update_s;
+  p.allreduce_s = ring_allreduce_seconds(gradient_bytes, devices, link.bandwidth, link.latency_s);
+  p.exposed_comm_s = overlap ? std::max(0.0, p.allreduce_s - p.backward_s) : p.allreduce_s;
+  p.step_s = p.compute_s + p.exposed_comm_s;
+  p.throughput = p.step_s > 0 ? static_cast<double>(global_batch) / p.step_s : 0.0;
+  p.comm_share = p.step_s > 0 ? p.exposed_comm_s / p.step_s : 0.0;
+  if (dataset_size) {
+    p.steps_per_epoch = (*dataset_size + global_batch - 1) / global_batch;   // the last batch may be short
+    p.epoch_s = static_cast<double>(*p.steps_per_epoch) * p.step_s;
+  }
+  p.per_device = per_device;
+  return p;
+}
+
+std::vector<int> device_counts_up_to(int n) {
+  std::vector<int> v;
+  for (int k = 1; k < n; k *= 2) v.push_back(k);
+  if (n >= 1) v.push_back(n);
+  return v;
+}
+
+ScalingReport scale(const ir::Network& network, const ir::Device& device, const ScalingOptions& o) {
+  std::set<int> counts(o.devices.begin(), o.devices.end());
+  if (counts.empty() || *counts.begin() < 1)
+    throw SimulationError("device counts must be at least 1");
+  counts.insert(1);   // the baseline efficiency is measured against
+  const int most = *counts.rbegin();
+  if (o.batch < 1) throw SimulationError("batch must be at least 1");
+  if (o.scaling == Scaling::Strong && o.batch < most)
+    throw SimulationError("strong scaling splits the batch: batch " + std::to_string(o.batch) +
+                          " cannot be split over " + std::to_string(most) + " devices");
+  if (o.dataset_size && *o.dataset_size < 1) throw SimulationError("dataset size must be at least 1");
+
+  ScalingReport r;
+  r.network = network.name;
+  r.device = device.name;
+  r.device_id = device.id;
+  r.precision = o.precision;
+  r.scaling = o.scaling;
+  r.overlap = o.overlap;
+  r.dataset_size = o.dataset_size;
+  if (most > 1) r.link = choose_link(device, o.link);
+  else if (!o.link.empty()) r.link = choose_link(device, o.link);
+
+  bool uneven = false;
+  for (const int n : counts) {
+    const std::int64_t per = o.scaling == Scaling::Strong ? (o.batch + n - 1) / n : o.batch;
+    const std::int64_t global = o.scaling == Scaling::Strong ? o.batch : o.batch * n;
+    if (o.scaling == Scaling::Strong && o.batch % n != 0) uneven = true;
+    const Report rep = simulate(network, device, {.batch = per, .precision = o.precision});
+    if (r.points.empty()) {
+      r.params = rep.totals.params;
+      r.gradient_bytes = rep.totals.params * ir::bytes_per_element(o.precision);
+    }
+    r.points.push_back(combine(rep, n, global, r.gradient_bytes, r.link, o.overlap, o.dataset_size));
+  }
+  const double base = r.points.front().throughput;
+  for (ScalingPoint& p : r.points) {
+    p.speedup = base > 0 ? p.throughput / base : 0.0;
+    p.efficiency = p.speedup / p.devices;
+  }
+
+  r.notes.push_back(std::string(scaling_name(o.scaling)) + " scaling: " +
+                    (o.scaling == Scaling::Strong ? "the global batch of " + std::to_string(o.batch) + " is split over the devices"
+                                                  : "every device runs a batch of " + std::to_string(o.batch)));
+  if (uneven) r.notes.push_back("strong scaling: where the batch does not divide evenly each device runs ceil(B/N) samples, as the slowest device sets the pace");
+  if (most > 1) {
+    r.notes.push_back("all-reduce: ring, 2(N-1)/N * S / link_bw + 2(N-1) * alpha over " + r.link.name +
+                      " (one direction), S = gradient bytes at " + std::string(ir::precision_name(o.precision)));
+    if (r.link.latency_default)
+      r.notes.push_back("link latency: the device gives none for " + r.link.name + "; " +
+                        std::to_string(static_cast<int>(std::lround(r.link.latency_s * 1e6))) + " us assumed");
+  }
+  r.notes.push_back(o.overlap ? "overlap: the all-reduce runs during backward; only what exceeds backward is exposed"
+                              : "no overlap: the all-reduce starts after backward ends");
+  r.notes.push_back("compute: PALEO training step (training-mode forward + backward + SGD-with-momentum update) at the per-device batch");
+  r.notes.push_back("efficiency = throughput(N) / (N * throughput(1))");
+  return r;
+}
+
+}  // namespace ridge::engine

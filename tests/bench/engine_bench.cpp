@@ -1,0 +1,110 @@
+// The engine's speed, on the zoo (models/*.net) and the catalogue (hw/*.hw):
+//   parse_simulate/<net>  parse + elaborate the .net, then simulate on the A100 at batch 64 (what one
+//                         `simulate` call does, less rendering);  goal: well under a millisecond
+//   simulate/<net>        the engine alone on an elaborated network;          goal: < 1 ms per network
+//   sweep_10k             10,000 (network, device, batch, dtype) configurations, on one core; goal: < 1 s
+#include "engine/simulate.hpp"
+#include "parse.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace ridge;
+
+namespace {
+
+std::vector<fs::path> files(const char* dir, const char* ext) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ext) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Config {
+  const ir::Network* network;
+  const ir::Device* device;
+  std::int64_t batch;
+  ir::Precision precision;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<ir::Network> networks;
+  std::vector<std::string> network_paths;
+  for (const auto& p : files(RIDGE_MODELS_DIR, ".net")) {
+    try {
+      networks.push_back(lang::load_network(p.string()));
+      network_paths.push_back(p.string());
+    } catch (const std::exception& e) {
+      std::cerr << "skipping " << p << ": " << e.what() << "\n";
+    }
+  }
+  std::vector<ir::Device> devices;
+  for (const auto& p : files(RIDGE_HW_DIR, ".hw")) {
+    try {
+      devices.push_back(lang::load_device(p.string()));
+    } catch (const std::exception& e) {
+      std::cerr << "skipping " << p << ": " << e.what() << "\n";
+    }
+  }
+  if (networks.empty() || devices.empty()) {
+    std::cerr << "engine_bench: no networks or devices found\n";
+    return 1;
+  }
+  const auto a100 = std::find_if(devices.begin(), devices.end(), [](const ir::Device& d) { return d.id == "a100-sxm4-40gb"; });
+  const ir::Device& reference = a100 != devices.end() ? *a100 : devices.front();
+
+  for (std::size_t i = 0; i < networks.size(); ++i) {
+    const std::string name = networks[i].name;
+    benchmark::RegisterBenchmark(("parse_simulate/" + name).c_str(), [&, i](benchmark::State& s) {
+      for (auto _ : s) {
+        const ir::Network net = lang::load_network(network_paths[i]);
+        benchmark::DoNotOptimize(engine::simulate(net, reference, {.batch = 64}));
+      }
+    })->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("simulate/" + name).c_str(), [&, i](benchmark::State& s) {
+      for (auto _ : s) benchmark::DoNotOptimize(engine::simulate(networks[i], reference, {.batch = 64}));
+      s.counters["layers"] = static_cast<double>(networks[i].layers.size());
+    })->Unit(benchmark::kMicrosecond);
+  }
+
+  // Every configuration the catalogue can run (a device without any figure for a precision is left out).
+  std::vector<Config> configs;
+  for (const auto& n : networks)
+    for (const auto& d : devices)
+      for (const std::int64_t b : {1, 8, 64, 256})
+        for (const auto p : {ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16, ir::Precision::BF16,
+                             ir::Precision::INT8, ir::Precision::FP64}) {
+          try {
+            (void)engine::simulate(n, d, {.batch = b, .precision = p});
+            configs.push_back({&n, &d, b, p});
+          } catch (const std::exception&) {
+          }
+        }
+  std::cerr << configs.size() << " runnable configurations (" << networks.size() << " networks x " << devices.size()
+            << " devices x 4 batches x 6 dtypes)\n";
+  benchmark::RegisterBenchmark("sweep_10k", [&](benchmark::State& s) {
+    for (auto _ : s) {
+      double total = 0;
+      for (std::size_t i = 0; i < 10000; ++i) {
+        const Config& c = configs[i % configs.size()];
+        total += engine::simulate(*c.network, *c.device, {.batch = c.batch, .precision = c.precision}).totals.time_train_step_s;
+      }
+      benchmark::DoNotOptimize(total);
+    }
+  })->Unit(benchmark::kMillisecond);
+
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
