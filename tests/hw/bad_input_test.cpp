@@ -167,3 +167,18 @@ TEST_CASE("the grammar accepts comments, UTF-8, escapes and words that look like
   CHECK(d.ppp.at({OpClass::Elementwise, std::nullopt}).memory->value == 0.9);
   CHECK(d.provenance == std::vector<std::string>{"line one", "line two\n"});
 }
+
+TEST_CASE("the .hw example in LANGUAGE.md parses") {
+  // The documentation's example is the first ``` block of the `.hw` section.
+  const std::string doc = ridge::lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/lang/LANGUAGE.md");
+  const auto section = doc.find("## `.hw`");
+  REQUIRE(section != std::string::npos);
+  const auto open = doc.find("```\n", section);
+  REQUIRE(open != std::string::npos);
+  const auto close = doc.find("```", open + 4);
+  REQUIRE(close != std::string::npos);
+  const auto d = ridge::lang::parse_device(doc.substr(open + 4, close - open - 4), "a100-sxm4-40gb.hw");
+  CHECK(d.name == "NVIDIA A100-SXM4-40GB");
+  CHECK(d.matrix_peak.at(ridge::ir::Precision::BF16).value == 312e12);
+  CHECK(d.links.at("nvlink").bandwidth.value == 300e9);
+}
