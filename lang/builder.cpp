@@ -38,14 +38,14 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   l.inputs = std::move(inputs);
   l.origin = origin_;
   l.name = name_for(ir::op_name(op), std::move(name));
-  const bool taken = std::any_of(network_.layers.begin(), network_.layers.end(),
-                                 [&](const ir::Layer& other) { return other.name == l.name; });
-  if (taken) throw BuildError("two layers are named '" + l.name + "'");
+  // A set, not a scan of the layers: a scan makes a 100,000-layer network quadratic.
+  if (l.name == "input" || names_.count(l.name)) throw BuildError("two layers are named '" + l.name + "'");
   try {
     l.output = ir::infer_shape(op, l.attrs, ir::input_shapes(network_, l));
   } catch (const ir::ShapeError& e) {
     throw BuildError(l.name + ": " + e.what());
   }
+  names_.insert(l.name);
   network_.layers.push_back(std::move(l));
   return network_.layers.size() - 1;
 }
@@ -149,6 +149,7 @@ ir::Network NetworkBuilder::finish(Value output) {
   ir::Network done = std::move(network_);
   network_ = {};
   frames_.assign(1, {});
+  names_.clear();
   return done;
 }
 

@@ -14,6 +14,7 @@
 #include "ir/network.hpp"
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,6 +101,7 @@ class NetworkBuilder {
   ir::Network network_;
   std::vector<Frame> frames_;
   std::string origin_;
+  std::set<std::string> names_;               // every layer name so far: duplicates are an error
 };
 
 }  // namespace ridge::lang

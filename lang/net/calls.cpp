@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace ridge::lang::net {
 namespace {
@@ -53,6 +54,13 @@ std::string argument(std::string_view param, std::string_view op) {
   std::string s;
   s.append("'").append(param).append("' of '").append(op).append("'");
   return s;
+}
+
+// 8.5, 1e+30: numbers as a reader wrote them, not std::to_string's 8.500000.
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
 }
 
 std::string signature(std::string_view name, const std::vector<ParamSpec>& params, bool variadic) {
@@ -125,9 +133,9 @@ std::int64_t Elaborator::to_int(const Arg& a, std::string_view what) const {
   const double v = to_number(a, what);
   // 2^53: beyond it doubles skip integers, and far beyond every size the IR accepts anyway.
   if (!std::isfinite(v) || std::fabs(v) > 9007199254740992.0)
-    fail(*a.at, "expected an integer for " + std::string(what) + ", got an absurd value (" + std::to_string(v) + ")");
+    fail(*a.at, "expected an integer for " + std::string(what) + ", got an absurd value (" + format_number(v) + ")");
   if (v != std::trunc(v))
-    fail(*a.at, "expected an integer for " + std::string(what) + ", got " + std::to_string(v) +
+    fail(*a.at, "expected an integer for " + std::string(what) + ", got " + format_number(v) +
                     " (use int(), floor(), ceil(), round() or make_divisible())");
   return static_cast<std::int64_t>(v);
 }

@@ -47,7 +47,7 @@ void precheck(const SourceMap& source) {
     if (c == '\0') fail(source, i, "NUL byte: this looks like a binary file, not source text");
     if (c >= 0x80)
       fail(source, i, "non-ASCII byte " + hex(c) + " outside a comment: .net source text is ASCII");
-    if (c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != '\f' && c != '\v')
+    if ((c < 0x20 || c == 0x7F) && c != '\n' && c != '\t' && c != '\r' && c != '\f' && c != '\v')
       fail(source, i, "control character " + hex(c) + " in source text");
     if (c == '(' || c == '[' || c == '{' || c == '?') {
       open.push_back({static_cast<char>(c), i});

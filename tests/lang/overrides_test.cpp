@@ -1,1 +1,33 @@
+// --set name=value replaces a network parameter's default.
+#include "lang_test_util.hpp"
+
 #include <catch2/catch.hpp>
+
+using namespace ridge;
+
+TEST_CASE("--set classes=10 changes resnet18's last linear layer and its parameter count") {
+  const ir::Network n = lang::load_network(RIDGE_MODELS_DIR "/resnet18.net", {{"classes", "10"}});
+  const ir::Layer& last = n.layers[n.output];
+  CHECK(last.attrs.out == 10);
+  CHECK(last.output == ir::Shape{10});
+  // 11,689,512 less the linear layer's 990 dropped rows of 512 weights and 1 bias each.
+  CHECK(test::total_parameters(n) == 11'689'512 - 990 * 513);
+}
+
+TEST_CASE("--set takes numbers and booleans") {
+  const std::string text = "network n(w = 1.0, wide = false) {\n input x: [8]\n"
+                           " return x -> linear(wide ? 16 * w : 4)\n}";
+  CHECK(lang::parse_network(text, "n.net").layers.back().attrs.out == 4);
+  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}}).layers.back().attrs.out == 16);
+  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}, {"w", "0.5"}}).layers.back().attrs.out == 8);
+}
+
+TEST_CASE("--set of an unknown parameter or a value that is not a literal is an error") {
+  const std::string text = "network n(w = 1.0) {\n input x: [8]\n return x -> linear(8)\n}";
+  const std::string unknown = test::error_of(text, {{"classes", "10"}});
+  CHECK_THAT(unknown, Catch::StartsWith("bad.net:1:9: error: --set classes=10: network 'n' has no parameter 'classes'"));
+  CHECK_THAT(unknown, Catch::Contains("(it has: w)"));
+  const std::string bad = test::error_of(text, {{"w", "wide"}});
+  CHECK_THAT(bad, Catch::StartsWith("bad.net:1:11: error: --set w=wide: expected a number or true/false"));
+  CHECK_THAT(test::error_of(text, {{"w", "nan"}}), Catch::Contains("expected a number"));
+}
