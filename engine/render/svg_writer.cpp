@@ -40,7 +40,10 @@ std::string stroke_attrs(const Stroke& s) {
 }
 std::string points_attr(const Points& pts) {
   std::string a;
-  for (const auto& [x, y] : pts) a += (a.empty() ? "" : " ") + num(x) + "," + num(y);
+  for (const auto& [x, y] : pts) {
+    if (!a.empty()) a += ' ';
+    a.append(num(x)).append(",").append(num(y));
+  }
   return a;
 }
 }  // namespace
@@ -82,7 +85,7 @@ Document& Document::text(double x, double y, std::string_view t, double size, st
            escape(anchor) + "\" fill=\"" + escape(fill) + "\"";
   if (bold) body_ += " font-weight=\"bold\"";
   if (rotate != 0) body_ += " transform=\"rotate(" + num(rotate) + " " + num(x) + " " + num(y) + ")\"";
-  body_ += ">" + escape(t) + "</text>\n";
+  body_.append(">").append(escape(t)).append("</text>\n");
   return *this;
 }
 
@@ -134,17 +137,21 @@ LogAxis LogAxis::fit(double min, double max, double px_lo, double px_hi) {
 }
 
 std::string decade_label(double v) {
+  // Built with append(): GCC 12's -Wrestrict misfires on operator+ with short literals here.
   const int e = static_cast<int>(std::lround(std::log10(v)));
+  std::string s;
   if (e < 0) {
-    std::string s = "0.";
-    for (int i = -1; i > e; --i) s += '0';
-    return s + "1";
+    s.append("0.");
+    s.append(static_cast<std::size_t>(-e - 1), '0');
+    s.push_back('1');
+    return s;
   }
   static const char* prefix[] = {"", "k", "M", "G", "T", "P", "E"};
   const int group = std::min(e / 3, 6);
-  std::string mant = "1";
-  for (int i = 0; i < e - 3 * group; ++i) mant += '0';
-  return mant + prefix[group];
+  s.push_back('1');
+  s.append(static_cast<std::size_t>(e - 3 * group), '0');
+  s.append(prefix[group]);
+  return s;
 }
 
 void draw_axes(Document& doc, const Frame& f, std::string_view x_title, std::string_view y_title) {
