@@ -17,7 +17,7 @@ inline constexpr std::size_t kMaxLayers = 100'000;
 inline constexpr std::int64_t kMaxLoopIterations = 1'000'000;
 // Work bound: operands evaluated and statements run, so that blocks calling blocks twice over
 // (exponential expansion without loops) end in an error instead of running for ever.
-inline constexpr std::int64_t kMaxSteps = 20'000'000;
+inline constexpr std::int64_t kMaxSteps = 4'000'000;
 // Elaborator recursion (expressions inside blocks inside expressions...), kept well inside the stack.
 inline constexpr int kMaxEvalDepth = 1'000;
 

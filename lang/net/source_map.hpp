@@ -3,29 +3,30 @@
 
 #include "diagnostics.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ridge::lang::net {
 
 class SourceMap {
  public:
-  SourceMap(std::string file, const std::string& text) : file_(std::move(file)), text_(text) {}
+  SourceMap(std::string file, const std::string& text) : file_(std::move(file)), text_(text) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+      if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  }
 
   const std::string& file() const { return file_; }
   const std::string& text() const { return text_; }
 
+  // Binary search over line starts: every layer's origin asks, so a scan would be quadratic.
   SourceLocation location(std::size_t offset) const {
-    int line = 1;
-    std::size_t line_start = 0;
     const std::size_t end = offset < text_.size() ? offset : text_.size();
-    for (std::size_t i = 0; i < end; ++i)
-      if (text_[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    return {file_, line, static_cast<int>(end - line_start) + 1};
+    const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), end) - 1;
+    return {file_, static_cast<int>(it - line_starts_.begin()) + 1, static_cast<int>(end - *it) + 1};
   }
 
   // "file:line:col", what ir::Layer::origin holds.
@@ -57,6 +58,7 @@ class SourceMap {
  private:
   std::string file_;
   const std::string& text_;
+  std::vector<std::size_t> line_starts_;
 };
 
 }  // namespace ridge::lang::net
