@@ -4,7 +4,11 @@
 #include "engine/fixtures.hpp"
 #include "ir/resnet18_builder.hpp"
 
+#include "parse.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 using namespace ridge;
 
@@ -92,4 +96,38 @@ TEST_CASE("every layer's PALEO time is at or above its roofline bound") {
           }
           CHECK(r.totals.time_train_step_s >= r.totals.roofline_train_step_s);
         }
+}
+
+TEST_CASE("every zoo network's PALEO times are at or above the roofline on every catalogued device") {
+  namespace fs = std::filesystem;
+  std::vector<ir::Network> nets;
+  std::vector<ir::Device> devices;
+  if (fs::is_directory(RIDGE_MODELS_DIR))
+    for (const auto& e : fs::directory_iterator(RIDGE_MODELS_DIR))
+      if (e.path().extension() == ".net") nets.push_back(lang::load_network(e.path().string()));
+  if (fs::is_directory(RIDGE_HW_DIR))
+    for (const auto& e : fs::directory_iterator(RIDGE_HW_DIR))
+      if (e.path().extension() == ".hw") devices.push_back(lang::load_device(e.path().string()));
+  if (nets.empty() || devices.empty()) {
+    WARN("no zoo or catalogue yet: skipped");
+    return;
+  }
+  std::size_t checked = 0;
+  for (const auto& net : nets)
+    for (const auto& dev : devices)
+      for (const auto p : {ir::Precision::FP32, ir::Precision::FP16})
+        for (const std::int64_t batch : {1, 64}) {
+          engine::Report r;
+          try {
+            r = engine::simulate(net, dev, {.batch = batch, .precision = p});
+          } catch (const engine::SimulationError&) {
+            continue;   // a device with no figure for the precision (e.g. no fp32 on a TPU's list)
+          }
+          for (const auto& l : r.layers)
+            if (l.time_fwd.paleo_s < l.time_fwd.roofline_s || l.time_bwd.paleo_s < l.time_bwd.roofline_s ||
+                l.time_fwd_train.paleo_s < l.time_fwd_train.roofline_s)
+              FAIL(net.name << " " << l.name << " on " << dev.name << ": PALEO below the roofline");
+          ++checked;
+        }
+  CHECK(checked > nets.size() * devices.size());
 }
