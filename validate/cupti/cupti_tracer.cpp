@@ -188,6 +188,12 @@ std::unique_ptr<ActivityTracer> start_cupti_tracer() {
 
 std::unique_ptr<EventTimer> make_event_timer() { return std::make_unique<CudaEventTimer>(); }
 
+std::string cuda_device_name(int index) {
+  cudaDeviceProp prop{};
+  if (!cupti_available() || cudaGetDeviceProperties(&prop, index) != cudaSuccess) return {};
+  return prop.name;
+}
+
 void device_synchronize() {
   if (cupti_available()) cudaDeviceSynchronize();
 }

@@ -15,6 +15,8 @@ std::unique_ptr<EventTimer> make_event_timer() {
   throw std::runtime_error("this build of Ridge has no CUDA runtime (the CUDA toolkit was not found at configure time)");
 }
 
+std::string cuda_device_name(int) { return {}; }
+
 void device_synchronize() {}
 
 }  // namespace ridge::validate::cupti

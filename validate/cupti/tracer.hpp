@@ -40,4 +40,7 @@ std::unique_ptr<EventTimer> make_event_timer();   // throws where CUDA is missin
 // Waits for the device (cudaDeviceSynchronize); a no-op without CUDA.
 void device_synchronize();
 
+// The CUDA device's name ("NVIDIA H100 80GB HBM3"); empty without CUDA.
+std::string cuda_device_name(int index);
+
 }  // namespace ridge::validate::cupti

@@ -1,0 +1,101 @@
+// The PPP fit on synthetic layer passes generated from a known PPP and launch overhead: the fit must
+// recover them, which is the whole claim of calibration.
+#include "fit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace ridge;
+using namespace ridge::validate;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+struct Truth {
+  ir::OpClass op_class;
+  ir::Pass pass;
+  double compute_ppp;
+  double memory_ppp;
+};
+
+std::vector<FitSample> synthetic(const std::vector<Truth>& truth, double launch, double noise, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> scale(-6.0, -2.0);   // 1 us .. 10 ms per term
+  std::uniform_real_distribution<double> jitter(1.0 - noise, 1.0 + noise);
+  std::vector<FitSample> samples;
+  for (const auto& t : truth)
+    for (int i = 0; i < 40; ++i) {
+      FitSample s{t.op_class, t.pass, std::pow(10.0, scale(rng)), std::pow(10.0, scale(rng)), 1.0 + i % 3, 0.0};
+      s.measured = (s.compute_time / t.compute_ppp + s.memory_time / t.memory_ppp + launch * s.kernels) * jitter(rng);
+      samples.push_back(s);
+    }
+  return samples;
+}
+
+}  // namespace
+
+TEST_CASE("NNLS solves an unconstrained problem exactly and clamps a negative solution to zero") {
+  Eigen::MatrixXd a(3, 2);
+  a << 1, 0, 0, 1, 1, 1;
+  const Eigen::VectorXd x = nnls(a, a * Eigen::Vector2d(2.0, 3.0));
+  CHECK_THAT(x[0], WithinRel(2.0, 1e-9));
+  CHECK_THAT(x[1], WithinRel(3.0, 1e-9));
+  // The unconstrained optimum of b = (-1, 1, 0) is (-1, 1)·(2/3...) with x0 < 0: NNLS holds x0 at 0.
+  const Eigen::VectorXd y = nnls(a, Eigen::Vector3d(-1.0, 1.0, 0.0));
+  CHECK(y[0] == 0.0);
+  CHECK(y[1] > 0.0);
+}
+
+TEST_CASE("the fit recovers known PPP per class and pass and the launch overhead from exact data") {
+  const std::vector<Truth> truth{{ir::OpClass::MatMul, ir::Pass::Forward, 0.7, 0.5},
+                                 {ir::OpClass::MatMul, ir::Pass::Backward, 0.4, 0.6},
+                                 {ir::OpClass::Elementwise, ir::Pass::Forward, 0.9, 0.3},
+                                 {ir::OpClass::Normalization, ir::Pass::Backward, 0.2, 0.8}};
+  const double launch = 8e-6;
+  const FitResult fit = fit_ppp(synthetic(truth, launch, 0.0, 1));
+  // Exact data: only floating-point error separates the fit from the truth.
+  CHECK_THAT(fit.launch_overhead, WithinRel(launch, 1e-6));
+  for (const auto& t : truth) {
+    const GroupFit& g = fit.groups.at({t.op_class, t.pass});
+    CHECK(g.samples == 40);
+    CHECK_THAT(*g.compute_ppp, WithinRel(t.compute_ppp, 1e-6));
+    CHECK_THAT(*g.memory_ppp, WithinRel(t.memory_ppp, 1e-6));
+  }
+}
+
+TEST_CASE("with 5% multiplicative noise the fitted PPP stay within 10% of the truth") {
+  const std::vector<Truth> truth{{ir::OpClass::MatMul, ir::Pass::Forward, 0.6, 0.5},
+                                 {ir::OpClass::Pooling, ir::Pass::Forward, 0.5, 0.4}};
+  const FitResult fit = fit_ppp(synthetic(truth, 5e-6, 0.05, 7));
+  for (const auto& t : truth) {
+    const GroupFit& g = fit.groups.at({t.op_class, t.pass});
+    CHECK_THAT(*g.compute_ppp, WithinRel(t.compute_ppp, 0.10));
+    CHECK_THAT(*g.memory_ppp, WithinRel(t.memory_ppp, 0.10));
+  }
+}
+
+TEST_CASE("PPP never exceed 1: a layer faster than the peak allows fits at 100 %") {
+  // Measured at half the time the peak permits: the best the model may say is PPP = 1.
+  const std::vector<FitSample> s{{ir::OpClass::Elementwise, ir::Pass::Forward, 1e-3, 1e-3, 1, 1e-3},
+                                 {ir::OpClass::Elementwise, ir::Pass::Forward, 2e-3, 1e-3, 1, 1.5e-3}};
+  const FitResult fit = fit_ppp(s);
+  const GroupFit& g = fit.groups.at({ir::OpClass::Elementwise, ir::Pass::Forward});
+  CHECK(*g.compute_ppp == 1.0);
+  CHECK(*g.memory_ppp == 1.0);
+  CHECK(fit.launch_overhead == 0.0);
+}
+
+TEST_CASE("a group without FLOPs has no compute PPP to report") {
+  const std::vector<FitSample> s{{ir::OpClass::DataMovement, ir::Pass::Forward, 0.0, 1e-3, 1, 2e-3},
+                                 {ir::OpClass::DataMovement, ir::Pass::Forward, 0.0, 2e-3, 1, 4e-3}};
+  const FitResult fit = fit_ppp(s, {.fit_launch_overhead = false});
+  const GroupFit& g = fit.groups.at({ir::OpClass::DataMovement, ir::Pass::Forward});
+  CHECK_FALSE(g.compute_ppp);
+  CHECK_THAT(*g.memory_ppp, WithinRel(0.5, 1e-9));
+  CHECK_THAT(predict(fit, s[1]), WithinRel(4e-3, 1e-9));
+}
+
+TEST_CASE("a non-positive measurement is refused") {
+  CHECK_THROWS_AS(fit_ppp({{ir::OpClass::MatMul, ir::Pass::Forward, 1e-3, 1e-3, 1, 0.0}}), std::invalid_argument);
+}

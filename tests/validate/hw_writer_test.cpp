@@ -1,0 +1,69 @@
+// What calibrate writes is a `.hw` that simulate reads: write, parse back with lang::parse_device,
+// compare figure by figure at the writer's 6 significant digits.
+#include "hw_writer.hpp"
+
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+ir::Device calibrated_device() {
+  ir::Device d;
+  d.id = "this-cpu";
+  d.name = "Intel(R) Xeon(R) \"test\" CPU";
+  d.kind = ir::DeviceKind::CPU;
+  d.vector_peak[ir::Precision::FP32] = {123.456789e9, "measured by calibrate"};
+  d.matrix_peak[ir::Precision::BF16] = {1.5e12, "datasheet"};
+  d.memory_size = ir::Figure{64.0 * 1024 * 1024 * 1024, "dmidecode"};
+  d.memory_bandwidth = ir::Figure{21.3e9, "measured by calibrate"};
+  d.l2_size = ir::Figure{2.0 * 1024 * 1024, "lscpu"};
+  d.launch_overhead = ir::Figure{7.25e-6, "fitted"};
+  d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}};
+  d.ppp[{ir::OpClass::MatMul, ir::Pass::Forward}] = {ir::Figure{0.61234, "fit"}, ir::Figure{0.5, "fit"}};
+  d.ppp[{ir::OpClass::Elementwise, std::nullopt}] = {std::nullopt, ir::Figure{1.0, "fit"}};
+  d.measured_peak[ir::Precision::FP32] = {120e9, "GEMM"};
+  d.measured_bandwidth = ir::Figure{20e9, "copy"};
+  d.provenance = {"calibrated by ridge calibrate on 2025-01-01", "LibTorch 1.13.1"};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("figures are written with a unit prefix that keeps them short") {
+  CHECK(validate::format_flops(19.5e12) == "19.5 TFLOP/s");
+  CHECK(validate::format_bandwidth(1555e9) == "1.555 TB/s");
+  CHECK(validate::format_bytes(40.0 * 1024 * 1024 * 1024) == "40 GiB");
+  CHECK(validate::format_seconds(5e-6) == "5 us");
+  CHECK(validate::format_seconds(2.5e-3) == "2.5 ms");
+}
+
+TEST_CASE("a written .hw parses back to the same device") {
+  const ir::Device d = calibrated_device();
+  const std::string text = validate::write_hw(d, "written by a test\nsecond line");
+  INFO(text);
+  const ir::Device back = lang::parse_device(text, "written.hw");
+  CHECK(back.kind == d.kind);
+  CHECK(back.name == "Intel(R) Xeon(R) 'test' CPU");   // the language has no escapes: quotes become apostrophes
+  CHECK_THAT(back.vector_peak.at(ir::Precision::FP32).value, WithinRel(123.457e9, 1e-9));
+  CHECK_THAT(back.matrix_peak.at(ir::Precision::BF16).value, WithinRel(1.5e12, 1e-9));
+  CHECK_THAT(back.memory_size->value, WithinRel(d.memory_size->value, 1e-9));
+  CHECK_THAT(back.memory_bandwidth->value, WithinRel(21.3e9, 1e-9));
+  CHECK_THAT(back.l2_size->value, WithinRel(d.l2_size->value, 1e-9));
+  CHECK_THAT(back.launch_overhead->value, WithinRel(7.25e-6, 1e-9));
+  CHECK_THAT(back.links.at("pcie").bandwidth.value, WithinRel(32e9, 1e-9));
+  CHECK_THAT(back.links.at("pcie").latency->value, WithinRel(1e-6, 1e-9));
+  const auto& mm = back.ppp.at({ir::OpClass::MatMul, ir::Pass::Forward});
+  CHECK_THAT(mm.compute->value, WithinRel(0.61234, 1e-9));
+  CHECK_THAT(mm.memory->value, WithinRel(0.5, 1e-9));
+  const auto& ew = back.ppp.at({ir::OpClass::Elementwise, std::nullopt});
+  CHECK_FALSE(ew.compute);
+  CHECK(ew.memory->value == 1.0);
+  CHECK_THAT(back.measured_peak.at(ir::Precision::FP32).value, WithinRel(120e9, 1e-9));
+  CHECK_THAT(back.measured_bandwidth->value, WithinRel(20e9, 1e-9));
+  CHECK(back.provenance == d.provenance);
+  CHECK(back.vector_peak.at(ir::Precision::FP32).source == "measured by calibrate");
+}

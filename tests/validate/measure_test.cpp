@@ -1,0 +1,93 @@
+// Measurement and calibration end to end on small networks and small inputs (CI has two cores):
+// every layer timed, backward only where autograd computes one, and a calibrated `.hw` that parses.
+#include "calibrate.hpp"
+#include "hw_writer.hpp"
+#include "measure.hpp"
+
+#include "builder.hpp"
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+
+namespace {
+
+ir::Network small_cnn(const std::string& name, std::int64_t width) {
+  lang::NetworkBuilder b(name, {3, 32, 32});
+  auto x = b.relu(b.batchnorm(b.conv(b.input(), width, 3, {.padding = 1, .bias = false})));
+  x = b.maxpool(x, 2);
+  auto y = b.relu(b.batchnorm(b.conv(x, width, 3, {.padding = 1, .bias = false})));
+  x = b.add(x, y);
+  x = b.flatten(b.adaptive_avgpool(x, 1, 1));
+  return b.finish(b.linear(x, 10));
+}
+
+validate::MeasureOptions quick() {
+  validate::MeasureOptions o;
+  o.warmup = 1;
+  o.repeats = 3;
+  o.budget_s = 0.05;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the median of a sample") {
+  CHECK(validate::median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(validate::median({4.0, 1.0, 2.0, 3.0}) == 2.5);
+}
+
+TEST_CASE("every layer is timed forward, and backward exactly where a gradient flows") {
+  const ir::Network net = small_cnn("small", 8);
+  validate::TorchProgram program(net);
+  const validate::NetworkTiming t = validate::measure(program, 2, quick());
+  REQUIRE(t.layers.size() == net.layers.size() - 1);
+  const auto grad = validate::needs_grad(net);
+  for (const auto& l : t.layers) {
+    INFO(net.layers[l.id].name);
+    CHECK(l.forward.median_s > 0);
+    CHECK(l.forward.runs >= 1);
+    CHECK(l.backward.has_value() == grad[l.id]);
+  }
+  CHECK(t.inference_s > 0);
+  CHECK(t.training_step_s > t.inference_s);   // a step does a forward and more
+  CHECK(t.sum_backward_s() > 0);
+}
+
+TEST_CASE("a stop request abandons measurement with Interrupted") {
+  const ir::Network net = small_cnn("small", 4);
+  validate::TorchProgram program(net);
+  const std::atomic<bool> stop{true};
+  auto o = quick();
+  o.stop = &stop;
+  CHECK_THROWS_AS(validate::measure(program, 1, o), validate::Interrupted);
+}
+
+TEST_CASE("calibrate on small networks writes a .hw that parses back, with provenance and fitted PPP") {
+  validate::CalibrateOptions o;
+  o.batch = 2;
+  o.measure = quick();
+  o.ceilings.gemm_size = 256;
+  o.ceilings.copy_bytes = 16 << 20;
+  o.ceilings.repeats = 2;
+  o.date = "2025-01-01";
+  const std::vector<validate::CalibrationNetwork> nets{{small_cnn("small_a", 8), false},
+                                                       {small_cnn("small_b", 16), false},
+                                                       {small_cnn("small_c", 12), true}};
+  const validate::CalibrationResult r = validate::calibrate(nets, o);
+  CHECK(r.gemm_flops > 0);
+  CHECK(r.copy_bandwidth > 0);
+  CHECK(r.networks.size() == 3);
+  CHECK(r.networks.back().holdout);
+  CHECK_FALSE(r.fit.groups.empty());
+  CHECK(r.device.kind == ir::DeviceKind::CPU);
+  const ir::Device back = lang::parse_device(validate::write_hw(r.device), "calibrated.hw");
+  CHECK(back.ppp.size() == r.device.ppp.size());
+  CHECK(back.provenance.size() == r.device.provenance.size());
+  CHECK(back.measured_bandwidth.has_value());
+  for (const auto& [key, e] : back.ppp) {
+    if (e.compute) CHECK((e.compute->value > 0 && e.compute->value <= 1));
+    if (e.memory) CHECK((e.memory->value > 0 && e.memory->value <= 1));
+  }
+}

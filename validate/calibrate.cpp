@@ -1,0 +1,204 @@
+#include "calibrate.hpp"
+
+#include "cupti/tracer.hpp"
+
+#include "engine/simulate.hpp"
+
+#include <torch/version.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace ridge::validate {
+namespace {
+
+std::string percent(double v) {
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << v * 100.0 << " %";
+  return s.str();
+}
+
+std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout) {
+  std::string out;
+  for (const auto& n : nets)
+    if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
+  return out.empty() ? "none" : out;
+}
+
+// The device the PPP are fitted against: the base `.hw`, or, without one, this machine described by
+// its measured ceilings (how a `.hw` for "this CPU" is made).
+ir::Device starting_device(const CalibrateOptions& o, double gemm, double bw) {
+  if (o.base) return *o.base;
+  ir::Device d;
+  d.id = o.cuda ? "this-gpu" : "this-cpu";
+  d.name = o.cuda ? cupti::cuda_device_name(o.cuda_index) : cpu_model_name();
+  if (d.name.empty()) d.name = o.cuda ? "CUDA device" : "this CPU";
+  d.kind = o.cuda ? ir::DeviceKind::GPU : ir::DeviceKind::CPU;
+  const std::string src = "measured by ridge calibrate on " + o.date;
+  d.vector_peak[o.precision] = {gemm, src + " (" + std::to_string(o.ceilings.gemm_size) + "^3 GEMM, best of " +
+                                          std::to_string(o.ceilings.repeats) + ")"};
+  d.memory_bandwidth = ir::Figure{bw, src + " (large tensor copy, read + write)"};
+  return d;
+}
+
+// The error summary of one comparison direction.
+double rel(double predicted, double measured) { return relative_error(predicted, measured); }
+
+}  // namespace
+
+at::ScalarType torch_dtype(ir::Precision p) {
+  switch (p) {
+    case ir::Precision::FP64: return at::kDouble;
+    case ir::Precision::FP32: return at::kFloat;
+    case ir::Precision::TF32: return at::kFloat;   // fp32 tensors; TF32 is enabled on the matmul units
+    case ir::Precision::FP16: return at::kHalf;
+    case ir::Precision::BF16: return at::kBFloat16;
+    case ir::Precision::INT8: break;
+  }
+  throw std::invalid_argument("LibTorch cannot run the networks in " + std::string(ir::precision_name(p)));
+}
+
+std::string libtorch_version() { return TORCH_VERSION; }
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return {};
+}
+
+ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdout, bool after) {
+  std::vector<double> infer, train;
+  for (const auto& n : nets) {
+    if (n.holdout != holdout) continue;
+    infer.push_back(rel(after ? n.after_infer_s : n.before_infer_s, n.measured_infer_s));
+    if (n.measured_train_s > 0) train.push_back(rel(after ? n.after_train_s : n.before_train_s, n.measured_train_s));
+  }
+  return {median(infer), median(train), infer.size()};
+}
+
+CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const CalibrateOptions& o) {
+  const at::Device device = o.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(o.cuda_index)) : at::Device(at::kCPU);
+  const at::ScalarType dtype = torch_dtype(o.precision);
+  if (o.precision == ir::Precision::TF32) {
+    at::globalContext().setAllowTF32CuBLAS(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+  } else if (o.precision == ir::Precision::FP32) {
+    // fp32 means fp32: torch 1.13 lets cuDNN convolutions use TF32 by default.
+    at::globalContext().setAllowTF32CuBLAS(false);
+    at::globalContext().setAllowTF32CuDNN(false);
+  }
+  at::globalContext().setFlushDenormal(true);   // denormal inputs would time a slow path no real run takes
+
+  const auto say = [&](const std::string& s) {
+    if (o.measure.progress) o.measure.progress(s);
+  };
+  CalibrationResult result;
+  say("measuring ceilings (GEMM " + std::to_string(o.ceilings.gemm_size) + "^3, copy)");
+  result.gemm_flops = measure_gemm_flops(device, dtype, o.ceilings);
+  result.copy_bandwidth = measure_copy_bandwidth(device, o.ceilings);
+  result.before = starting_device(o, result.gemm_flops, result.copy_bandwidth);
+
+  const engine::Options sim{.batch = o.batch, .precision = o.precision};
+  struct Measured {
+    const CalibrationNetwork* net;
+    engine::Report before;
+    NetworkTiming timing;
+  };
+  std::vector<Measured> measured;
+  std::vector<FitSample> samples;
+  for (const auto& cn : nets) {
+    say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : "") + " at batch " + std::to_string(o.batch));
+    TorchProgram program(cn.network, {.device = device, .dtype = dtype});
+    Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, o.measure)};
+    const double bw = m.before.device.bandwidth;
+    for (const LayerTiming& lt : m.timing.layers) {
+      const engine::LayerRow& row = m.before.layers.at(lt.id);
+      const auto add = [&](const engine::PassCost& cost, ir::Pass pass, double t) {
+        if (cost.kernels == 0 || !(t > 0) || cn.holdout) return;   // views run nothing to fit
+        samples.push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
+                           static_cast<double>(cost.kernels), t});
+      };
+      add(row.fwd, ir::Pass::Forward, lt.forward.median_s);
+      if (lt.backward) add(row.bwd, ir::Pass::Backward, lt.backward->median_s);
+    }
+    measured.push_back(std::move(m));
+  }
+  if (samples.empty()) throw std::invalid_argument("calibrate: no network to fit (all are held out, or none runs a kernel)");
+
+  say("fitting PPP to " + std::to_string(samples.size()) + " layer passes");
+  result.fit = fit_ppp(samples);
+
+  ir::Device& d = result.device;
+  d = result.before;
+  const std::string fitted = "fitted by ridge calibrate on " + o.date + " to " + join_names(nets, false) + " (batch " +
+                             std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)) + ")";
+  for (const auto& [key, g] : result.fit.groups) {
+    ir::Efficiency e;
+    if (g.compute_ppp) e.compute = ir::Figure{*g.compute_ppp, fitted + ", " + std::to_string(g.samples) + " layers"};
+    if (g.memory_ppp) e.memory = ir::Figure{*g.memory_ppp, fitted + ", " + std::to_string(g.samples) + " layers"};
+    if (e.compute || e.memory) d.ppp[{key.first, key.second}] = e;
+  }
+  // A `.hw` figure must be positive: a fit that finds no launch overhead leaves the figure out.
+  if (result.fit.launch_overhead > 0) d.launch_overhead = ir::Figure{result.fit.launch_overhead, fitted + ", per kernel"};
+  else d.launch_overhead.reset();
+  const std::string msrc = "measured by ridge calibrate on " + o.date;
+  d.measured_peak[o.precision] = {result.gemm_flops, msrc + " (" + std::to_string(o.ceilings.gemm_size) + "^3 GEMM)"};
+  d.measured_bandwidth = ir::Figure{result.copy_bandwidth, msrc + " (large tensor copy)"};
+
+  // Predictions before and after, per layer and per network.
+  for (const Measured& m : measured) {
+    const engine::Report after = engine::simulate(m.net->network, d, sim);
+    NetworkComparison nc;
+    nc.network = m.net->network.name;
+    nc.holdout = m.net->holdout;
+    nc.measured_infer_s = m.timing.inference_s;
+    nc.measured_train_s = m.timing.training_step_s;
+    nc.layers_fwd_s = m.timing.sum_forward_s();
+    nc.layers_bwd_s = m.timing.sum_backward_s();
+    nc.before_infer_s = m.before.totals.time_fwd_s;
+    nc.after_infer_s = after.totals.time_fwd_s;
+    nc.before_train_s = m.before.totals.time_train_step_s;
+    nc.after_train_s = after.totals.time_train_step_s;
+    result.networks.push_back(nc);
+    for (const LayerTiming& lt : m.timing.layers) {
+      const auto add = [&](ir::Pass pass, const engine::PassTime& b, const engine::PassTime& a, double t) {
+        const engine::LayerRow& row = after.layers.at(lt.id);
+        result.layers.push_back({nc.network, row.name, row.op, row.op_class, pass, nc.holdout, t, b.paleo_s,
+                                 a.paleo_s, a.roofline_s, t < a.roofline_s});
+      };
+      add(ir::Pass::Forward, m.before.layers.at(lt.id).time_fwd, after.layers.at(lt.id).time_fwd, lt.forward.median_s);
+      if (lt.backward)
+        add(ir::Pass::Backward, m.before.layers.at(lt.id).time_bwd, after.layers.at(lt.id).time_bwd, lt.backward->median_s);
+    }
+  }
+
+  const std::size_t below = static_cast<std::size_t>(
+      std::count_if(result.layers.begin(), result.layers.end(), [](const LayerComparison& l) { return l.below_roofline; }));
+  if (below > 0)
+    result.notes.push_back(std::to_string(below) +
+                           " layer passes measured faster than their roofline bound: a counting or device-figure "
+                           "error (or data served from cache faster than the memory bandwidth)");
+
+  const ErrorSummary fb = median_error(result.networks, false, false), fa = median_error(result.networks, false, true);
+  d.provenance.push_back("calibrated by ridge calibrate on " + o.date + " (LibTorch " + libtorch_version() + ", device " +
+                         (o.cuda ? "cuda:" + std::to_string(o.cuda_index) : std::string("cpu")) + ")");
+  d.provenance.push_back("device measured: " + result.before.name);
+  d.provenance.push_back("fitted on: " + join_names(nets, false) + "; held out: " + join_names(nets, true) + "; batch " +
+                         std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)));
+  d.provenance.push_back("median error on fitted networks, inference " + percent(fb.infer) + " -> " + percent(fa.infer) +
+                         ", training step " + percent(fb.train) + " -> " + percent(fa.train));
+  if (median_error(result.networks, true, true).networks > 0) {
+    const ErrorSummary hb = median_error(result.networks, true, false), ha = median_error(result.networks, true, true);
+    d.provenance.push_back("median error on held-out networks, inference " + percent(hb.infer) + " -> " +
+                           percent(ha.infer) + ", training step " + percent(hb.train) + " -> " + percent(ha.train));
+  }
+  return result;
+}
+
+}  // namespace ridge::validate

@@ -1,0 +1,88 @@
+// Calibration: measure networks in LibTorch, fit PALEO's PPP (and the launch overhead) per op class and
+// pass to the per-layer measurements, and return the calibrated device with everything a report needs
+// (per layer measured vs predicted with the roofline bound; per network error before and after, for
+// the networks in the fit and those held out of it). No printing: calibrate_main.cpp renders.
+#pragma once
+
+#include "ceilings.hpp"
+#include "fit.hpp"
+#include "measure.hpp"
+
+#include "ir/device.hpp"
+#include "ir/network.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridge::validate {
+
+struct CalibrationNetwork {
+  ir::Network network;
+  bool holdout = false;   // measured and predicted, never fitted
+};
+
+struct CalibrateOptions {
+  bool cuda = false;
+  int cuda_index = 0;
+  std::int64_t batch = 8;
+  ir::Precision precision = ir::Precision::FP32;
+  std::optional<ir::Device> base;   // the datasheet device the PPP are relative to; none: measure this machine
+  MeasureOptions measure;
+  CeilingOptions ceilings;
+  std::string date;                 // provenance, "2025-01-31"
+};
+
+struct LayerComparison {
+  std::string network;
+  std::string layer;
+  ir::Op op = ir::Op::Input;
+  ir::OpClass op_class = ir::OpClass::Elementwise;
+  ir::Pass pass = ir::Pass::Forward;
+  bool holdout = false;
+  double measured_s = 0.0;
+  double before_s = 0.0;      // PALEO with the PPP before calibration
+  double after_s = 0.0;       // PALEO with the fitted PPP
+  double roofline_s = 0.0;    // the bound nothing real beats
+  bool below_roofline = false;
+};
+
+struct NetworkComparison {
+  std::string network;
+  bool holdout = false;
+  double measured_infer_s = 0.0, measured_train_s = 0.0;   // end to end
+  double layers_fwd_s = 0.0, layers_bwd_s = 0.0;           // sums of the per-layer medians
+  double before_infer_s = 0.0, after_infer_s = 0.0;
+  double before_train_s = 0.0, after_train_s = 0.0;
+};
+
+struct CalibrationResult {
+  ir::Device before;           // the device the fit started from (base, or this machine's ceilings)
+  ir::Device device;           // calibrated
+  FitResult fit;
+  double gemm_flops = 0.0;     // measured ceilings, at the calibrated precision
+  double copy_bandwidth = 0.0;
+  std::vector<LayerComparison> layers;
+  std::vector<NetworkComparison> networks;
+  std::vector<std::string> notes;
+};
+
+CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& options);
+
+// Median relative error of inference and of training-step time over the networks that are (or are
+// not) held out, before or after calibration.
+struct ErrorSummary {
+  double infer = 0.0;
+  double train = 0.0;
+  std::size_t networks = 0;
+};
+ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool holdout, bool after);
+
+// The torch dtype of a precision; throws std::invalid_argument for one LibTorch cannot run (int8).
+at::ScalarType torch_dtype(ir::Precision precision);
+
+// Library versions and the machine, for provenance.
+std::string libtorch_version();
+std::string cpu_model_name();
+
+}  // namespace ridge::validate

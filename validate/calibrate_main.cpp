@@ -1,0 +1,164 @@
+// calibrate: measure networks in LibTorch on this machine, fit the PPP, write a `.hw` for simulate.
+//
+//   calibrate --device cpu --batch 8 --out this-cpu.hw alexnet vgg11 resnet18 --holdout resnet50 googlenet
+//
+// Progress goes to stderr, the report to stdout. Ctrl-C stops between measurements and writes nothing;
+// the `.hw` is written atomically, so no reader ever sees half of it.
+#include "calibrate.hpp"
+#include "hw_writer.hpp"
+
+#include "engine/io/atomic_file.hpp"
+#include "ir/ops.hpp"
+#include "parse.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+namespace {
+
+using namespace ridge;
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+// A NET argument is a path, or the name of a network of the zoo (models/NAME.net).
+std::string resolve_network(const std::string& arg) {
+  namespace fs = std::filesystem;
+  if (fs::exists(arg)) return arg;
+  for (const auto& dir : {fs::path("models"), fs::path(RIDGE_MODELS_DIR)})
+    if (fs::exists(dir / (arg + ".net"))) return (dir / (arg + ".net")).string();
+  return arg;   // load_network reports it missing
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+std::string ms(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s * 1e3);
+  return buf;
+}
+
+std::string pct(double predicted, double measured) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", (predicted - measured) / measured * 100.0);
+  return buf;
+}
+
+void print_report(const validate::CalibrationResult& r, bool all_layers) {
+  std::printf("Ceilings measured: GEMM %.2f GFLOP/s, copy %.2f GB/s\n\n", r.gemm_flops / 1e9, r.copy_bandwidth / 1e9);
+  std::printf("Fitted PPP (launch overhead %.2f us per kernel):\n", r.fit.launch_overhead * 1e6);
+  for (const auto& [key, g] : r.fit.groups)
+    std::printf("  %-14s %-8s compute %-8s memory %-8s (%zu layer passes)\n", std::string(ir::op_class_name(key.first)).c_str(),
+                std::string(ir::pass_name(key.second)).c_str(),
+                g.compute_ppp ? std::to_string(*g.compute_ppp).substr(0, 6).c_str() : "-",
+                g.memory_ppp ? std::to_string(*g.memory_ppp).substr(0, 6).c_str() : "-", g.samples);
+  if (all_layers) {
+    std::printf("\nPer layer (ms; error = predicted vs measured; '!' = measured below the roofline bound):\n");
+    std::printf("  %-18s %-34s %-4s %10s %10s %8s %10s %8s %10s\n", "network", "layer", "pass", "measured", "before",
+                "err", "after", "err", "roofline");
+    for (const auto& l : r.layers)
+      std::printf("  %-18s %-34s %-4s %10s %10s %8s %10s %8s %10s%s\n", l.network.c_str(), l.layer.c_str(),
+                  l.pass == ir::Pass::Forward ? "fwd" : "bwd", ms(l.measured_s).c_str(), ms(l.before_s).c_str(),
+                  pct(l.before_s, l.measured_s).c_str(), ms(l.after_s).c_str(), pct(l.after_s, l.measured_s).c_str(),
+                  ms(l.roofline_s).c_str(), l.below_roofline ? " !" : "");
+  }
+  std::printf("\nPer network, end to end (ms; predicted = PALEO sum of layers):\n");
+  std::printf("  %-20s %-8s %10s %10s %10s %8s %10s %8s | %10s %10s %10s %8s %10s %8s\n", "network", "role", "infer",
+              "sum fwd", "before", "err", "after", "err", "train", "sum f+b", "before", "err", "after", "err");
+  for (const auto& n : r.networks)
+    std::printf("  %-20s %-8s %10s %10s %10s %8s %10s %8s | %10s %10s %10s %8s %10s %8s\n", n.network.c_str(),
+                n.holdout ? "held out" : "fitted", ms(n.measured_infer_s).c_str(), ms(n.layers_fwd_s).c_str(),
+                ms(n.before_infer_s).c_str(), pct(n.before_infer_s, n.measured_infer_s).c_str(),
+                ms(n.after_infer_s).c_str(), pct(n.after_infer_s, n.measured_infer_s).c_str(),
+                ms(n.measured_train_s).c_str(), ms(n.layers_fwd_s + n.layers_bwd_s).c_str(),
+                ms(n.before_train_s).c_str(), pct(n.before_train_s, n.measured_train_s).c_str(),
+                ms(n.after_train_s).c_str(), pct(n.after_train_s, n.measured_train_s).c_str());
+  for (const bool holdout : {false, true}) {
+    const auto b = validate::median_error(r.networks, holdout, false);
+    const auto a = validate::median_error(r.networks, holdout, true);
+    if (b.networks == 0) continue;
+    std::printf("Median error, %s networks (%zu): inference %.1f%% -> %.1f%%, training step %.1f%% -> %.1f%%\n",
+                holdout ? "held-out" : "fitted", b.networks, b.infer * 100, a.infer * 100, b.train * 100, a.train * 100);
+  }
+  for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Measure networks in LibTorch, fit PALEO's PPP and write a calibrated .hw"};
+  std::string device = "cpu", dtype = "fp32", base, out;
+  std::int64_t batch = 8;
+  std::vector<std::string> nets, holdout;
+  validate::MeasureOptions mo;
+  validate::CeilingOptions co;
+  bool layers = true;
+  app.add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--batch", batch, "samples per batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  app.add_option("--dtype", dtype, "fp32, fp16, bf16, tf32, fp64")->capture_default_str();
+  app.add_option("--base", base, "datasheet .hw the PPP are relative to (default: this machine's measured ceilings)");
+  app.add_option("--out", out, "the calibrated .hw to write")->required();
+  app.add_option("--holdout", holdout, "networks measured and predicted but not fitted");
+  app.add_option("--warmup", mo.warmup, "warm-up runs per measurement")->capture_default_str()->check(CLI::Range(0, 1000));
+  app.add_option("--repeats", mo.repeats, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--budget", mo.budget_s, "seconds per layer pass before repeats stop")->capture_default_str();
+  app.add_option("--gemm-size", co.gemm_size, "N of the N^3 GEMM ceiling")->capture_default_str();
+  app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
+  app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  try {
+    validate::CalibrateOptions o;
+    o.cuda = device.rfind("cuda", 0) == 0;
+    if (o.cuda && device.size() > 5) o.cuda_index = std::stoi(device.substr(5));
+    else if (!o.cuda && device != "cpu") throw std::invalid_argument("--device must be cpu, cuda or cuda:N, not '" + device + "'");
+    o.batch = batch;
+    const auto precision = ir::precision_from_name(dtype);
+    if (!precision) throw std::invalid_argument("unknown --dtype '" + dtype + "'");
+    o.precision = *precision;
+    if (!base.empty()) o.base = lang::load_device(base);
+    o.date = today();
+    mo.stop = &g_stop;
+    mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };
+    co.stop = &g_stop;
+    o.measure = mo;
+    o.ceilings = co;
+
+    std::vector<validate::CalibrationNetwork> inputs;
+    for (const auto& n : nets) inputs.push_back({lang::load_network(resolve_network(n)), false});
+    for (const auto& n : holdout) inputs.push_back({lang::load_network(resolve_network(n)), true});
+
+    const validate::CalibrationResult r = validate::calibrate(inputs, o);
+    print_report(r, layers);
+    // No signal may cut the write short: block them for the few microseconds it takes.
+    std::signal(SIGINT, SIG_IGN);
+    std::signal(SIGTERM, SIG_IGN);
+    engine::io::write_file_atomically(out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
+                                                                         ". Regenerate rather than edit."));
+    std::cerr << "wrote " << out << std::endl;
+    return 0;
+  } catch (const validate::Interrupted&) {
+    std::cerr << "calibrate: interrupted; nothing written" << std::endl;
+    return 130;
+  } catch (const lang::Error& e) {
+    std::cerr << e.what() << std::endl;
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "calibrate: error: " << e.what() << std::endl;
+    return 1;
+  }
+}
