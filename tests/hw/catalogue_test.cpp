@@ -200,6 +200,16 @@ TEST_CASE("figures commonly quoted wrongly are not the catalogue's") {
   CHECK(figure(load("apple-a14"), "peak.fp32") != 1000e9);
 }
 
+TEST_CASE("a multi-device system is described by system.count and its interconnect") {
+  const Device dgx = load("dgx-a100-40gb");
+  CHECK(dgx.count == 8);
+  CHECK(dgx.interconnect == "nvlink");
+  // Per-GPU figures, as in the single-GPU file: the system adds a count, not a sum.
+  const Device one = load("a100-sxm4-40gb");
+  CHECK(dgx.matrix_peak == one.matrix_peak);
+  CHECK(dgx.links == one.links);
+}
+
 TEST_CASE("devices without tensor cores have no matrix peak, and kinds are right") {
   // Optional figures stay optional: the engine must fall back explicitly, never to a zero.
   for (const std::string stem : {"k20", "k40", "k80", "gtx-titan-x", "p40", "p100-pcie-16gb", "p100-sxm2"}) {
