@@ -7,3 +7,8 @@ target_sources(ridge_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/render/svg_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/render/svg_roofline.cpp
 )
+target_sources(ridge_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/render/svg_plots.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/render/trace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/render/scaling_table.cpp
+)

@@ -1,0 +1,119 @@
+#include "svg_plots.hpp"
+#include "svg_writer.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ridge::engine::render {
+namespace {
+std::string prec(const Report& r) { return std::string(ir::precision_name(r.precision)); }
+}  // namespace
+
+LogLogPlot latency_vs_flops(const std::vector<Report>& reports) {
+  LogLogPlot p;
+  p.x_title = "forward FLOPs per batch (FLOP)";
+  p.y_title = "predicted inference latency (s)";
+  std::map<std::string, std::size_t> index;
+  std::set<std::string> networks;
+  for (const Report& r : reports) {
+    const std::string key = r.device.name + ", " + prec(r) + ", batch " + std::to_string(r.batch);
+    if (!index.contains(key)) {
+      index[key] = p.series.size();
+      p.series.push_back({key, {}, {}, false, false, p.series.size()});
+    }
+    PlotSeries& s = p.series[index[key]];
+    if (r.totals.flops_fwd > 0 && r.totals.time_fwd_s > 0) {
+      s.points.emplace_back(r.totals.flops_fwd, r.totals.time_fwd_s);
+      s.labels.push_back(r.network);
+    }
+    networks.insert(r.network);
+  }
+  p.title = "Latency vs FLOPs: " + std::to_string(networks.size()) + " networks";
+  p.subtitle = "PALEO inference time per batch; a network off the trend spends its time moving bytes";
+  return p;
+}
+
+LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
+  LogLogPlot p;
+  p.x_title = "batch size (samples)";
+  p.y_title = "throughput (samples/s)";
+  std::map<std::string, std::pair<std::size_t, std::size_t>> index;   // key -> (infer series, train series)
+  std::set<std::string> networks;
+  std::size_t colours = 0;
+  for (const Report& r : reports) {
+    const std::string key = r.network + " on " + r.device.name + ", " + prec(r);
+    if (!index.contains(key)) {
+      index[key] = {p.series.size(), p.series.size() + 1};
+      p.series.push_back({key + ": inference", {}, {}, true, false, colours});
+      p.series.push_back({key + ": training", {}, {}, true, true, colours});
+      ++colours;
+    }
+    const auto [inf, train] = index[key];
+    const double b = static_cast<double>(r.batch);
+    if (r.totals.throughput_infer > 0) p.series[inf].points.emplace_back(b, r.totals.throughput_infer);
+    if (r.totals.throughput_train > 0) p.series[train].points.emplace_back(b, r.totals.throughput_train);
+    networks.insert(r.network);
+  }
+  p.title = "Throughput vs batch" + (networks.size() == 1 ? ": " + *networks.begin() : std::string());
+  p.subtitle = "PALEO; inference solid, training step (forward + backward + update) dashed";
+  return p;
+}
+
+std::string loglog_svg(const LogLogPlot& plot) {
+  svg::Document doc(kPlotWidth, kPlotHeight);
+  double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  bool any = false;
+  for (const PlotSeries& s : plot.series)
+    for (const auto& [x, y] : s.points) {
+      if (!(x > 0) || !(y > 0)) continue;
+      xmin = any ? std::min(xmin, x) : x;
+      xmax = any ? std::max(xmax, x) : x;
+      ymin = any ? std::min(ymin, y) : y;
+      ymax = any ? std::max(ymax, y) : y;
+      any = true;
+    }
+  if (!any) xmin = xmax = ymin = ymax = 1;
+  svg::Frame f;
+  f.left = 95;
+  f.top = 70;
+  f.right = 640;
+  f.bottom = 560;
+  f.x = svg::LogAxis::fit(xmin, xmax, f.left, f.right);
+  f.y = svg::LogAxis::fit(ymin, ymax, f.bottom, f.top);
+  doc.text(kPlotWidth / 2, 28, plot.title, 18, "middle", "#111", 0, true);
+  doc.text(kPlotWidth / 2, 50, plot.subtitle, 13, "middle", "#444");
+  svg::draw_axes(doc, f, plot.x_title, plot.y_title);
+
+  const svg::Marker markers[] = {svg::Marker::Circle, svg::Marker::Square, svg::Marker::Triangle, svg::Marker::Diamond};
+  double ly = f.top + 10;
+  for (std::size_t i = 0; i < plot.series.size(); ++i) {
+    const PlotSeries& s = plot.series[i];
+    const std::string colour = svg::palette(s.colour);
+    const svg::Marker m = markers[s.colour % 4];
+    std::vector<std::size_t> order(s.points.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.points[a].first < s.points[b].first; });
+    if (s.line && s.points.size() > 1) {
+      svg::Points line;
+      for (const std::size_t k : order) line.emplace_back(f.x.map(s.points[k].first), f.y.map(s.points[k].second));
+      doc.polyline(line, {colour, 2.0, s.dashed ? "7 4" : ""});
+    }
+    for (const std::size_t k : order) {
+      const auto [x, y] = s.points[k];
+      const std::string label = k < s.labels.size() ? s.labels[k] : std::string();
+      doc.open_group(s.name + (label.empty() ? "" : ": " + label));
+      svg::marker(doc, m, f.x.map(x), f.y.map(y), 4.5, colour, s.dashed);
+      if (!label.empty()) doc.text(f.x.map(x) + 7, f.y.map(y) - 6, label, 11, "start", "#333");
+      doc.close_group();
+    }
+    // Legend entry.
+    if (s.line) doc.line(f.right + 20, ly - 4, f.right + 44, ly - 4, {colour, 2.0, s.dashed ? "7 4" : ""});
+    svg::marker(doc, m, f.right + 32, ly - 4, 4.5, colour, s.dashed);
+    doc.text(f.right + 52, ly, s.name.size() > 42 ? s.name.substr(0, 40) + "..." : s.name, 11);
+    ly += 18;
+  }
+  return doc.str();
+}
+
+}  // namespace ridge::engine::render

@@ -1,0 +1,38 @@
+// The sweep plots: latency against FLOPs across networks, and throughput against batch size. Both
+// are log-log series plots built from Reports, so every point is a number simulate() computed.
+#pragma once
+
+#include "engine/report.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ridge::engine::render {
+
+struct PlotSeries {
+  std::string name;                                  // legend entry
+  std::vector<std::pair<double, double>> points;     // (x, y), both > 0
+  std::vector<std::string> labels;                   // per point, may be empty
+  bool line = false;                                 // join the points (sorted by x)
+  bool dashed = false;
+  std::size_t colour = 0;                            // palette index
+};
+
+struct LogLogPlot {
+  std::string title, subtitle, x_title, y_title;
+  std::vector<PlotSeries> series;
+};
+
+// One series per (device, precision, batch); a point per network at (forward FLOPs per batch,
+// PALEO inference latency), labelled with the network.
+LogLogPlot latency_vs_flops(const std::vector<Report>& reports);
+// One colour per (network, device, precision); inference throughput solid, training dashed; a point per batch.
+LogLogPlot throughput_vs_batch(const std::vector<Report>& reports);
+
+// A self-contained SVG of kPlotWidth x kPlotHeight px.
+std::string loglog_svg(const LogLogPlot& plot);
+inline constexpr double kPlotWidth = 960;
+inline constexpr double kPlotHeight = 640;
+
+}  // namespace ridge::engine::render
