@@ -37,8 +37,8 @@ ir::Device starting_device(const CalibrateOptions& o, double gemm, double bw) {
   if (d.name.empty()) d.name = o.cuda ? "CUDA device" : "this CPU";
   d.kind = o.cuda ? ir::DeviceKind::GPU : ir::DeviceKind::CPU;
   const std::string src = "measured by ridge calibrate on " + o.date;
-  d.vector_peak[o.precision] = {gemm, src + " (" + std::to_string(o.ceilings.gemm_size) + "^3 GEMM, best of " +
-                                          std::to_string(o.ceilings.repeats) + ")"};
+  d.vector_peak[o.precision] = {gemm, src + " (best of a " + std::to_string(o.ceilings.gemm_size) +
+                                          "^3 GEMM and a 256-channel 3x3 convolution)"};
   d.memory_bandwidth = ir::Figure{bw, src + " (large tensor copy, read + write)"};
   return d;
 }
@@ -101,8 +101,10 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
   CalibrationResult result;
   say("measuring ceilings (GEMM " + std::to_string(o.ceilings.gemm_size) + "^3, copy)");
   result.gemm_flops = measure_gemm_flops(device, dtype, o.ceilings);
+  result.conv_flops = measure_conv_flops(device, dtype, o.ceilings);
+  result.peak_flops = std::max(result.gemm_flops, result.conv_flops);
   result.copy_bandwidth = measure_copy_bandwidth(device, o.ceilings);
-  result.before = starting_device(o, result.gemm_flops, result.copy_bandwidth);
+  result.before = starting_device(o, result.peak_flops, result.copy_bandwidth);
 
   const engine::Options sim{.batch = o.batch, .precision = o.precision};
   struct Measured {
@@ -148,7 +150,8 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
   if (result.fit.launch_overhead > 0) d.launch_overhead = ir::Figure{result.fit.launch_overhead, fitted + ", per kernel"};
   else d.launch_overhead.reset();
   const std::string msrc = "measured by ridge calibrate on " + o.date;
-  d.measured_peak[o.precision] = {result.gemm_flops, msrc + " (" + std::to_string(o.ceilings.gemm_size) + "^3 GEMM)"};
+  d.measured_peak[o.precision] = {result.peak_flops, msrc + " (GEMM " + std::to_string(result.gemm_flops / 1e9) +
+                                                        " GFLOP/s, convolution " + std::to_string(result.conv_flops / 1e9) + " GFLOP/s)"};
   d.measured_bandwidth = ir::Figure{result.copy_bandwidth, msrc + " (large tensor copy)"};
 
   // Predictions before and after, per layer and per network.

@@ -61,6 +61,8 @@ struct CalibrationResult {
   ir::Device device;           // calibrated
   FitResult fit;
   double gemm_flops = 0.0;     // measured ceilings, at the calibrated precision
+  double conv_flops = 0.0;
+  double peak_flops = 0.0;     // the better of the two: the attainable peak
   double copy_bandwidth = 0.0;
   std::vector<LayerComparison> layers;
   std::vector<NetworkComparison> networks;

@@ -37,6 +37,16 @@ double measure_gemm_flops(at::Device device, at::ScalarType dtype, const Ceiling
   return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / s;
 }
 
+double measure_conv_flops(at::Device device, at::ScalarType dtype, const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  const auto opts = at::TensorOptions().device(device).dtype(dtype);
+  constexpr std::int64_t n = 8, c = 256, hw = 28, k = 3;
+  const at::Tensor x = at::randn({n, c, hw, hw}, opts);
+  const at::Tensor w = at::randn({c, c, k, k}, opts).mul_(0.02);
+  const double s = best_seconds(device, o, [&] { (void)at::conv2d(x, w, {}, 1, 1); });
+  return 2.0 * n * c * c * k * k * hw * hw / s;
+}
+
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& o) {
   const at::NoGradGuard no_grad;
   const auto opts = at::TensorOptions().device(device).dtype(at::kFloat);

@@ -20,6 +20,11 @@ struct CeilingOptions {
 // FLOP/s of at::mm on N x N matrices of `dtype` on `device` (2·N³ FLOPs per run): the best run.
 double measure_gemm_flops(at::Device device, at::ScalarType dtype, const CeilingOptions& options = {});
 
+// FLOP/s of a large 3x3 convolution (8 x 256 x 28 x 28, 256 output channels): where the BLAS behind
+// at::mm is slow (Debian's LibTorch links the reference BLAS) convolutions still run at oneDNN's speed,
+// so the attainable peak is the better of the two.
+double measure_conv_flops(at::Device device, at::ScalarType dtype, const CeilingOptions& options = {});
+
 // Bandwidth (B/s) of a device-to-device tensor copy, counting bytes read plus bytes written.
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& options = {});
 
