@@ -40,9 +40,11 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
   p.y_title = "throughput (samples/s)";
   std::map<std::string, std::pair<std::size_t, std::size_t>> index;   // key -> (infer series, train series)
   std::set<std::string> networks;
+  for (const Report& r : reports) networks.insert(r.network);
   std::size_t colours = 0;
   for (const Report& r : reports) {
-    const std::string key = r.network + " on " + r.device.name + ", " + prec(r);
+    // The network is in the title when there is one; the legend names what differs.
+    const std::string key = (networks.size() > 1 ? r.network + " on " : std::string()) + r.device.name + ", " + prec(r);
     if (!index.contains(key)) {
       index[key] = {p.series.size(), p.series.size() + 1};
       p.series.push_back({key + ": inference", {}, {}, true, false, colours});
@@ -53,7 +55,6 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
     const double b = static_cast<double>(r.batch);
     if (r.totals.throughput_infer > 0) p.series[inf].points.emplace_back(b, r.totals.throughput_infer);
     if (r.totals.throughput_train > 0) p.series[train].points.emplace_back(b, r.totals.throughput_train);
-    networks.insert(r.network);
   }
   p.title = "Throughput vs batch" + (networks.size() == 1 ? ": " + *networks.begin() : std::string());
   p.subtitle = "PALEO; inference solid, training step (forward + backward + update) dashed";
@@ -77,7 +78,7 @@ std::string loglog_svg(const LogLogPlot& plot) {
   svg::Frame f;
   f.left = 95;
   f.top = 70;
-  f.right = 640;
+  f.right = 600;
   f.bottom = 560;
   f.x = svg::LogAxis::fit(xmin, xmax, f.left, f.right);
   f.y = svg::LogAxis::fit(ymin, ymax, f.bottom, f.top);
@@ -110,7 +111,7 @@ std::string loglog_svg(const LogLogPlot& plot) {
     // Legend entry.
     if (s.line) doc.line(f.right + 20, ly - 4, f.right + 44, ly - 4, {colour, 2.0, s.dashed ? "7 4" : ""});
     svg::marker(doc, m, f.right + 32, ly - 4, 4.5, colour, s.dashed);
-    doc.text(f.right + 52, ly, s.name.size() > 42 ? s.name.substr(0, 40) + "..." : s.name, 11);
+    doc.text(f.right + 52, ly, s.name.size() > 50 ? s.name.substr(0, 48) + "..." : s.name, 11);
     ly += 18;
   }
   return doc.str();

@@ -1,0 +1,234 @@
+#include "report_options.hpp"
+
+#include "engine/io/atomic_file.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/scaling_table.hpp"
+#include "engine/render/svg_plots.hpp"
+#include "engine/render/svg_roofline.hpp"
+#include "engine/render/trace.hpp"
+#include "engine/scaling.hpp"
+#include "engine/simulate.hpp"
+#include "engine/stats.hpp"
+#include "parse.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ridge::engine::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(sep, start), text.size());
+    items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+std::vector<int> parse_device_counts(const std::string& text) {
+  std::vector<int> counts;
+  for (const std::string& item : split(text, ',')) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || v < 1 || v > 65536)
+      throw std::invalid_argument("--devices: '" + item + "' is not a device count between 1 and 65536");
+    counts.push_back(v);
+  }
+  return counts.size() == 1 ? device_counts_up_to(counts.front()) : counts;
+}
+
+// layer,pass,seconds per line; a header line and '#' comments are skipped.
+std::vector<render::Measurement> load_measurements(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("--measured: cannot read '" + path + "'");
+  std::vector<render::Measurement> out;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#' || (n == 1 && line.rfind("layer", 0) == 0)) continue;
+    const std::vector<std::string> f = split(line, ',');
+    const auto pass = f.size() == 3 ? ir::pass_from_name(f[1]) : std::nullopt;
+    double s = 0;
+    const auto [end, ec] = f.size() == 3 ? std::from_chars(f[2].data(), f[2].data() + f[2].size(), s)
+                                         : std::from_chars_result{nullptr, std::errc::invalid_argument};
+    if (!pass || ec != std::errc{} || end != f[2].data() + f[2].size())
+      throw std::runtime_error(path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds");
+    out.push_back({f[0], *pass, s});
+  }
+  return out;
+}
+
+// "out.svg" + "roofline-a100-fp32-b64" -> "out-roofline-a100-fp32-b64.svg", beside it.
+std::string sibling(const std::string& path, const std::string& what) {
+  const fs::path p(path);
+  const std::string ext = p.has_extension() ? p.extension().string() : ".svg";
+  return (p.parent_path() / (p.stem().string() + "-" + what + ext)).string();
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : sep) + p;
+  return s;
+}
+
+}  // namespace
+
+void add_report_options(CLI::App& app, ReportOptions& o) {
+  app.add_option("--svg", o.svg,
+                 "write a roofline SVG (one device, batch, dtype); with sweeps, FILE names the figures "
+                 "FILE-roofline-DEV-DTYPE-bN.svg, FILE-throughput-vs-batch.svg, FILE-latency-vs-flops.svg");
+  app.add_option("--trace", o.trace, "write one simulated training step as Chrome trace-event JSON (Perfetto)");
+  app.add_option("--devices", o.devices, "data-parallel over N devices (rows 1, 2, 4, ..., N) or a list 1,2,3,4");
+  app.add_option("--link", o.link, "the link between devices, as named in the .hw (nvlink, pcie, ethernet, infiniband)");
+  app.add_option("--scaling", o.scaling, "strong: split the batch; weak: the batch is per device")
+      ->check(CLI::IsMember({"strong", "weak"}));
+  app.add_flag("--overlap", o.overlap, "overlap the gradient all-reduce with backward");
+  app.add_option("--dataset-size", o.dataset_size, "samples per epoch, for epoch time")->check(CLI::PositiveNumber);
+  app.add_option("--measured", o.measured, "measured layer times (CSV layer,pass,seconds) to plot on the roofline");
+}
+
+std::vector<ir::Precision> parse_precisions(const std::string& text) {
+  std::vector<ir::Precision> out;
+  for (const std::string& item : split(text, ',')) {
+    const auto p = ir::precision_from_name(item);
+    if (!p) throw std::invalid_argument("--dtype: '" + item + "' is not one of fp64, fp32, tf32, fp16, bf16, int8");
+    out.push_back(*p);
+  }
+  return out;
+}
+
+std::vector<std::string> take_networks(std::vector<std::string>& device_paths) {
+  std::vector<std::string> nets, rest;
+  for (std::string& p : device_paths) (fs::path(p).extension() == ".net" ? nets : rest).push_back(std::move(p));
+  device_paths = std::move(rest);
+  return nets;
+}
+
+std::string finish(const ReportOptions& o, const Context& ctx, std::string main_text) {
+  std::vector<std::pair<std::string, std::string>> files;   // path, contents: written at the end
+  std::vector<std::string> notes;
+  std::vector<std::string> wrote;
+
+  // Data-parallel scaling: one report per (device, precision, batch) of the main network.
+  std::vector<ScalingReport> scalings;
+  for (std::size_t d = 0; d < ctx.devices.size(); ++d) {
+    const ir::Device& dev = ctx.devices[d];
+    const std::vector<int> counts = !o.devices.empty() ? parse_device_counts(o.devices)
+                                    : dev.count > 1    ? device_counts_up_to(dev.count)
+                                                       : std::vector<int>{};
+    if (counts.empty() || (counts.size() == 1 && counts.front() == 1 && o.devices.empty())) continue;
+    std::set<std::pair<ir::Precision, std::int64_t>> seen;
+    for (const Report& r : ctx.reports) {
+      if (r.device.id != dev.id || !seen.insert({r.precision, r.batch}).second) continue;
+      ScalingOptions so;
+      so.batch = r.batch;
+      so.precision = r.precision;
+      so.devices = counts;
+      so.link = o.link;
+      so.scaling = o.scaling == "weak" ? Scaling::Weak : Scaling::Strong;
+      so.overlap = o.overlap;
+      if (o.dataset_size > 0) so.dataset_size = o.dataset_size;
+      scalings.push_back(scale(ctx.network, dev, so));
+    }
+  }
+
+  // Correlation across networks: the main one and the extras, at every device, batch and precision.
+  std::vector<Report> all = ctx.reports;
+  if (!ctx.extra_networks.empty()) {
+    for (const std::string& path : ctx.extra_networks) {
+      const ir::Network net = lang::load_network(path);
+      for (const Report& r : ctx.reports) {
+        std::size_t d = 0;
+        while (d < ctx.devices.size() && ctx.devices[d].id != r.device.id) ++d;
+        if (d == ctx.devices.size()) continue;
+        all.push_back(simulate(net, ctx.devices[d], {.batch = r.batch, .precision = r.precision}));
+      }
+    }
+  }
+  const bool correlate = !ctx.extra_networks.empty();
+  const RankCorrelation correlation = correlate ? rank_correlation(all) : RankCorrelation{};
+
+  // Figures.
+  if (!o.svg.empty()) {
+    const std::vector<render::Measurement> measured =
+        o.measured.empty() ? std::vector<render::Measurement>{} : load_measurements(o.measured);
+    auto device_of = [&](const Report& r) -> const ir::Device* {
+      for (const ir::Device& d : ctx.devices)
+        if (d.id == r.device.id) return &d;
+      return nullptr;
+    };
+    if (ctx.reports.size() == 1 && !correlate) {
+      const render::Roofline rl = render::roofline(ctx.reports.front(), measured, device_of(ctx.reports.front()));
+      for (const std::string& n : rl.notes) notes.push_back("roofline: " + n);
+      files.emplace_back(o.svg, render::roofline_svg(rl));
+    } else {
+      for (const Report& r : ctx.reports) {
+        const render::Roofline rl = render::roofline(r, measured, device_of(r));
+        for (const std::string& n : rl.notes)
+          if (n.rfind("suspect", 0) == 0) notes.push_back("roofline " + r.device.id + ": " + n);
+        files.emplace_back(sibling(o.svg, "roofline-" + r.device.id + "-" + std::string(ir::precision_name(r.precision)) +
+                                              "-b" + std::to_string(r.batch)),
+                           render::roofline_svg(rl));
+      }
+      std::set<std::int64_t> batches;
+      for (const Report& r : ctx.reports) batches.insert(r.batch);
+      if (batches.size() > 1)
+        files.emplace_back(sibling(o.svg, "throughput-vs-batch"), render::loglog_svg(render::throughput_vs_batch(ctx.reports)));
+      if (correlate)
+        files.emplace_back(sibling(o.svg, "latency-vs-flops"), render::loglog_svg(render::latency_vs_flops(all)));
+    }
+  }
+  if (!o.trace.empty()) {
+    if (!scalings.empty() && scalings.front().points.back().devices > 1)
+      files.emplace_back(o.trace, render::trace(scalings.front(), scalings.front().points.back()));
+    else
+      files.emplace_back(o.trace, render::trace(ctx.reports.front()));
+    if (ctx.reports.size() > 1) notes.push_back("trace: the first device, batch and dtype only");
+  }
+
+  // Everything computed: now write, so an error above leaves no file behind.
+  for (const auto& [path, contents] : files) {
+    io::write_file_atomically(path, contents);
+    wrote.push_back(path);
+  }
+  if (ctx.reports.size() > 1 || correlate) notes.push_back("wrote " + join(wrote, ", "));
+  if (wrote.empty()) notes.clear();
+
+  if (ctx.format == "json") {
+    if (scalings.empty() && !correlate && notes.empty()) return main_text;
+    std::string out = "{\n\"report\": " + main_text;
+    if (!scalings.empty()) {
+      out += ",\n\"scaling\": [\n";
+      for (std::size_t i = 0; i < scalings.size(); ++i) out += (i ? ",\n" : "") + render::json(scalings[i]);
+      out += "]";
+    }
+    if (correlate) out += ",\n\"correlation\": " + render::json(correlation);
+    if (!wrote.empty()) {
+      out += ",\n\"files\": [";
+      for (std::size_t i = 0; i < wrote.size(); ++i) out += (i ? ", " : "") + render::json_quote(wrote[i]);
+      out += "]";
+    }
+    return out + "}\n";
+  }
+  const bool csv = ctx.format == "csv";
+  for (const ScalingReport& s : scalings) main_text += "\n" + (csv ? render::csv(s) : render::table(s));
+  if (correlate) main_text += "\n" + (csv ? render::csv(correlation) : render::table(correlation));
+  if (!csv && !notes.empty()) {
+    main_text += "\n";
+    for (const std::string& n : notes) main_text += n + "\n";
+  }
+  return main_text;
+}
+
+}  // namespace ridge::engine::cli

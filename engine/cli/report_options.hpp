@@ -1,0 +1,56 @@
+// simulate's report options: roofline/sweep plots (--svg), the timeline (--trace), data-parallel
+// scaling (--devices, --link, --scaling, --overlap, --dataset-size), measured points on the roofline
+// (--measured) and rank correlation across several networks (more than one .net on the command line).
+// simulate_main.cpp adds these options, then hands its Reports here; this file computes the extra
+// reports, writes the files (atomically, all or none) and returns the text to append to stdout.
+#pragma once
+
+#include "engine/report.hpp"
+
+#include "ir/device.hpp"
+#include "ir/network.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ridge::engine::cli {
+
+struct ReportOptions {
+  std::string svg;              // roofline (one report) or the stem of the sweep figures
+  std::string trace;            // Chrome trace-event JSON
+  std::string devices;          // "8" (rows 1, 2, 4, 8) or a list "1,2,3,4"; empty: the .hw's system.count
+  std::string link;             // nvlink | pcie | ethernet | infiniband | ...; empty: the .hw's default
+  std::string scaling = "strong";
+  bool overlap = false;
+  std::int64_t dataset_size = 0;   // 0: no epoch time
+  std::string measured;         // CSV: layer,pass,seconds
+};
+
+void add_report_options(CLI::App& app, ReportOptions& options);
+
+// "fp32" or "fp32,fp16": what --dtype takes. Throws std::invalid_argument naming a bad item.
+std::vector<ir::Precision> parse_precisions(const std::string& text);
+
+// Moves every path ending in ".net" out of `device_paths` into the returned list, so that
+// `simulate a.net b.net c.net gpu.hw` takes a.net as the network and b.net, c.net as extra networks
+// for the correlation table and the latency-vs-FLOPs plot.
+std::vector<std::string> take_networks(std::vector<std::string>& device_paths);
+
+struct Context {
+  const ir::Network& network;                  // the network simulate reported on
+  const std::vector<ir::Device>& devices;
+  const std::vector<Report>& reports;          // the network's reports: devices x batches x precisions
+  std::vector<std::string> extra_networks;     // paths from take_networks()
+  std::string format = "table";                // table | csv | json
+};
+
+// Computes what the options ask for, writes --svg / --trace files, and returns the stdout text:
+// `main_text` followed by the scaling and correlation sections (for json, one object holding the
+// main document and the sections). Throws on bad options, simulation errors and file errors; on any
+// throw no file has been written.
+std::string finish(const ReportOptions& options, const Context& context, std::string main_text);
+
+}  // namespace ridge::engine::cli

@@ -1,0 +1,1 @@
+// The report options of the simulate program, run as a user would.

@@ -1,0 +1,139 @@
+// The SVGs open in the viewer people use: rendered to PNG by rsvg-convert (librsvg, as GNOME and
+// many browsers' test suites use; installed by .ci/setup), the PNG has the SVG's size and is not blank.
+// PNG is checked without a decoder: the IHDR chunk gives width and height, and the compressed pixel
+// data (IDAT) of a plot is far larger than that of a blank page of the same size.
+#include "fixtures.hpp"
+
+#include "engine/render/svg_plots.hpp"
+#include "engine/render/svg_roofline.hpp"
+#include "engine/render/svg_writer.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace ridge;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Png {
+  std::uint32_t width = 0, height = 0;
+  std::size_t idat_bytes = 0;
+};
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
+         (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
+}
+
+Png read_png(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  REQUIRE(s.size() > 33);
+  REQUIRE(s.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  Png png;
+  // Chunks: length (4), type (4), data, CRC (4). IHDR comes first.
+  for (std::size_t at = 8; at + 8 <= s.size();) {
+    const std::uint32_t len = be32(s, at);
+    const std::string type = s.substr(at + 4, 4);
+    if (type == "IHDR") {
+      png.width = be32(s, at + 8);
+      png.height = be32(s, at + 12);
+    }
+    if (type == "IDAT") png.idat_bytes += len;
+    at += 12 + len;
+  }
+  return png;
+}
+
+// Renders `svg` to PNG at its own size (rsvg-convert's default: 1 px per SVG user unit).
+Png render(const std::string& svg, const std::string& name) {
+  const fs::path dir = testing::temp_dir();
+  const fs::path in = dir / (name + ".svg"), out = dir / (name + ".png");
+  std::ofstream(in) << svg;
+  const std::string cmd = "rsvg-convert -f png -o '" + out.string() + "' '" + in.string() + "' 2>'" +
+                          (dir / (name + ".err")).string() + "'";
+  INFO("rsvg-convert (package librsvg2-bin, installed by .ci/setup) must be on PATH");
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return read_png(out);
+}
+
+// A blank page of the same size, for the non-blank comparison.
+std::size_t blank_idat(double w, double h, const std::string& name) {
+  return render(engine::render::svg::Document(w, h).str(), name + "-blank").idat_bytes;
+}
+
+void check_rendered(const std::string& svg, double w, double h, const std::string& name) {
+  const Png png = render(svg, name);
+  CHECK(png.width == static_cast<std::uint32_t>(std::lround(w)));
+  CHECK(png.height == static_cast<std::uint32_t>(std::lround(h)));
+  const std::size_t blank = blank_idat(w, h, name);
+  INFO("IDAT bytes: plot " << png.idat_bytes << ", blank " << blank);
+  // A white page compresses to almost nothing; lines, markers and text cost tens of kilobytes.
+  CHECK(png.idat_bytes > 10 * blank);
+}
+
+}  // namespace
+
+TEST_CASE("the VGG-19 roofline on an A100 renders to a non-blank PNG of its size") {
+  const auto rl = engine::render::roofline(testing::report("vgg19", "a100-sxm4-40gb", 64, ir::Precision::FP32));
+  const double h = engine::render::kRooflineHeight + 16.0 * rl.notes.size();
+  check_rendered(engine::render::roofline_svg(rl), engine::render::kRooflineWidth, h, "roofline");
+}
+
+TEST_CASE("a roofline with flagged measured points renders, taller by its notes") {
+  const auto r = testing::report("resnet18", "t4", 32, ir::Precision::FP16);
+  const auto rl = engine::render::roofline(r, {{r.layers.at(1).name, ir::Pass::Forward, 1e-9}});
+  REQUIRE_FALSE(rl.notes.empty());
+  check_rendered(engine::render::roofline_svg(rl), engine::render::kRooflineWidth,
+                 engine::render::kRooflineHeight + 16.0 * rl.notes.size(), "roofline-flagged");
+}
+
+TEST_CASE("the throughput-vs-batch and latency-vs-FLOPs plots render to non-blank PNGs") {
+  std::vector<engine::Report> sweep, nets;
+  for (const std::int64_t b : {1, 8, 64, 256}) {
+    sweep.push_back(testing::report("resnet50", "a100-sxm4-40gb", b, ir::Precision::FP32));
+    sweep.push_back(testing::report("resnet50", "v100-sxm2", b, ir::Precision::FP32));
+  }
+  for (const char* n : {"alexnet", "vgg16", "resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0"})
+    nets.push_back(testing::report(n, "a100-sxm4-40gb", 1, ir::Precision::FP32));
+  const auto tput = engine::render::throughput_vs_batch(sweep);
+  REQUIRE(tput.series.size() == 4);   // 2 devices x (inference, training)
+  for (const auto& s : tput.series) CHECK(s.points.size() == 4);
+  check_rendered(engine::render::loglog_svg(tput), engine::render::kPlotWidth, engine::render::kPlotHeight, "tput");
+  const auto lat = engine::render::latency_vs_flops(nets);
+  REQUIRE(lat.series.size() == 1);
+  CHECK(lat.series[0].points.size() == 6);
+  check_rendered(engine::render::loglog_svg(lat), engine::render::kPlotWidth, engine::render::kPlotHeight, "latency");
+}
+
+TEST_CASE("SVG text is escaped and the document is self-contained") {
+  engine::render::svg::Document d(100, 50);
+  d.text(1, 2, "a<b & \"c\"", 10);
+  const std::string s = d.str();
+  CHECK(s.find("a&lt;b &amp; &quot;c&quot;") != std::string::npos);
+  CHECK(s.find("width=\"100.00\" height=\"50.00\"") != std::string::npos);
+  CHECK(s.find("href") == std::string::npos);   // nothing external
+}
+
+TEST_CASE("log axes span whole decades and label them briefly") {
+  using engine::render::svg::LogAxis;
+  const LogAxis a = LogAxis::fit(0.03, 2000, 0, 100);
+  CHECK(a.lo == Approx(0.01));
+  CHECK(a.hi == Approx(1e4));
+  CHECK(a.decades().size() == 7);
+  CHECK(a.map(0.01) == Approx(0));
+  CHECK(a.map(1e4) == Approx(100));
+  CHECK(a.map(1) == Approx(100.0 * 2 / 6));
+  CHECK(engine::render::svg::decade_label(0.01) == "0.01");
+  CHECK(engine::render::svg::decade_label(1) == "1");
+  CHECK(engine::render::svg::decade_label(1e4) == "10k");
+  CHECK(engine::render::svg::decade_label(1e12) == "1T");
+  CHECK(engine::render::svg::decade_label(1e14) == "100T");
+}
