@@ -1,0 +1,28 @@
+// Shared by the libFuzzer targets: run the whole front end and engine on one input, and treat every
+// documented error (lang::Error, engine::SimulationError) as a correct answer. Anything else that
+// escapes (another exception, a crash, a sanitizer report, a hang, runaway memory) is a bug.
+#pragma once
+
+#include "engine/render/render.hpp"
+#include "engine/simulate.hpp"
+#include "engine/timing.hpp"
+#include "parse.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace ridge::fuzz {
+
+// Simulates and renders, so the renderers see whatever numbers the engine lets through.
+inline void simulate_and_render(const ir::Network& net, const ir::Device& dev, std::int64_t batch,
+                                ir::Precision precision) {
+  try {
+    const engine::Report r = engine::simulate(net, dev, {.batch = batch, .precision = precision});
+    (void)engine::render::json(r);
+    (void)engine::render::table(r);
+  } catch (const engine::SimulationError&) {
+    // A documented refusal (e.g. no peak for this precision, counts beyond 2^53).
+  }
+}
+
+}  // namespace ridge::fuzz

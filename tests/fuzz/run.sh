@@ -1,0 +1,18 @@
+#!/bin/sh
+# Runs both fuzz targets from the build folder (build-fuzz/fuzz), one process each, and keeps the
+# corpora, logs and any crash artifacts there, out of the source tree.
+#   sh build-fuzz/fuzz/run.sh [SECONDS_PER_TARGET] [net|hw ...]   (default 330 s each, both targets)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+dicts="@CMAKE_CURRENT_SOURCE_DIR@"
+secs=${1:-330}
+[ $# -gt 0 ] && shift
+targets=${*:-net hw}
+for t in $targets; do
+  mkdir -p "$here/corpus-$t" "$here/artifacts-$t"
+  # -timeout 5 s and 2 GiB: an input that hangs or runs memory away is a finding, like a crash.
+  "$here/fuzz_$t" "$here/corpus-$t" "$here/seed-$t" -dict="$dicts/$t.dict" -max_total_time="$secs" \
+    -rss_limit_mb=2048 -timeout=5 -max_len=8192 -print_final_stats=1 \
+    -artifact_prefix="$here/artifacts-$t/" >"$here/fuzz-$t.log" 2>&1 || echo "fuzz_$t stopped: see $here/fuzz-$t.log"
+  grep -E 'DONE|ERROR|SUMMARY|stat::' "$here/fuzz-$t.log" || true
+done
