@@ -126,8 +126,10 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
       fail(network.name, "--set " + name + "=" + text + ": network '" + network.name.name + "' has no parameter '" +
                              name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
     }
+    // `wanted` rather than the structured binding: clang 14 (the fuzz build) cannot capture one.
+    const std::string& wanted = name;
     const ast::Param& p = *std::find_if(network.params->begin(), network.params->end(),
-                                        [&](const ast::Param& q) { return q.name.name == name; });
+                                        [&](const ast::Param& q) { return q.name.name == wanted; });
     if (text == "true" || text == "false") {
       globals_[name] = Value::of_bool(text == "true");
       continue;
