@@ -1,8 +1,12 @@
 // simulate: a network and one or more devices in, a report out.
 //   simulate NET HW... [--batch N|N,N,...] [--dtype fp32] [--set name=value]... [--format table|csv|json]
 //                      [--pass forward|backward|train] [-o FILE]
+//                      [--svg FILE] [--trace FILE] [--devices N] [--link L] [--scaling strong|weak] [--overlap]
+//                      [--dataset-size N] [--measured CSV]       (engine/cli/report_options.hpp)
+// More than one .net: the first is reported on, all are ranked against each other (Spearman).
 // One device and one batch give the per-layer report; several give the comparison (device x batch).
 // Errors go to stderr with a non-zero exit; with -o nothing is written unless everything succeeded.
+#include "engine/cli/report_options.hpp"
 #include "engine/comparison.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/render/render.hpp"
@@ -67,11 +71,13 @@ int main(int argc, char** argv) {
   app.add_option("network", net_path, "network file (.net)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
-  app.add_option("-d,--dtype", dtype, "precision")->check(CLI::IsMember({"fp64", "fp32", "tf32", "fp16", "bf16", "int8"}));
+  app.add_option("-d,--dtype", dtype, "precision (fp64 fp32 tf32 fp16 bf16 int8), or a comma-separated list (fp32,fp16)");
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
   app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
   app.add_option("-o,--output", output, "write to FILE (atomically) instead of stdout");
+  engine::cli::ReportOptions report_options;
+  engine::cli::add_report_options(app, report_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -80,18 +86,22 @@ int main(int argc, char** argv) {
 
   try {
     const std::vector<std::int64_t> batches = parse_batches(batch_text);
-    const ir::Precision precision = *ir::precision_from_name(dtype);
+    const std::vector<ir::Precision> precisions = engine::cli::parse_precisions(dtype);
+    const std::vector<std::string> extra_networks = engine::cli::take_networks(hw_paths);
+    if (hw_paths.empty()) throw UsageError("no device file (.hw) given");
     const ir::Network network = lang::load_network(net_path, parse_sets(sets));
     std::vector<ir::Device> devices;
     for (const std::string& p : hw_paths) devices.push_back(lang::load_device(p));
 
     std::vector<engine::Report> reports;
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      for (const std::int64_t batch : batches) {
-        try {
-          reports.push_back(engine::simulate(network, devices[i], {.batch = batch, .precision = precision}));
-        } catch (const engine::SimulationError& e) {
-          throw engine::SimulationError(hw_paths[i] + ": " + e.what());
+      for (const ir::Precision precision : precisions) {
+        for (const std::int64_t batch : batches) {
+          try {
+            reports.push_back(engine::simulate(network, devices[i], {.batch = batch, .precision = precision}));
+          } catch (const engine::SimulationError& e) {
+            throw engine::SimulationError(hw_paths[i] + ": " + e.what());
+          }
         }
       }
     }
@@ -110,6 +120,7 @@ int main(int argc, char** argv) {
              : format == "csv" ? engine::render::csv(c)
                                : engine::render::table(c, view);
     }
+    text = engine::cli::finish(report_options, {network, devices, reports, extra_networks, format}, std::move(text));
     if (output.empty() || output == "-") {
       std::cout << text << std::flush;
       if (!std::cout) throw std::runtime_error("cannot write to standard output");

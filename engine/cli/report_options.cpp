@@ -76,12 +76,6 @@ std::string sibling(const std::string& path, const std::string& what) {
   return (p.parent_path() / (p.stem().string() + "-" + what + ext)).string();
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string s;
-  for (const std::string& p : parts) s += (s.empty() ? "" : sep) + p;
-  return s;
-}
-
 }  // namespace
 
 void add_report_options(CLI::App& app, ReportOptions& o) {
@@ -202,7 +196,8 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
     io::write_file_atomically(path, contents);
     wrote.push_back(path);
   }
-  if (ctx.reports.size() > 1 || correlate) notes.push_back("wrote " + join(wrote, ", "));
+  if (ctx.reports.size() > 1 || correlate)
+    for (const std::string& w : wrote) notes.push_back("wrote " + w);
   if (wrote.empty()) notes.clear();
 
   if (ctx.format == "json") {

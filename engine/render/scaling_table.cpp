@@ -8,8 +8,8 @@
 namespace ridge::engine::render {
 namespace {
 
-// Left-aligned first column, the rest right-aligned, two spaces apart.
-std::string grid(const std::vector<std::vector<std::string>>& rows) {
+// The first column left-aligned when it holds names, the rest right-aligned, two spaces apart.
+std::string grid(const std::vector<std::vector<std::string>>& rows, bool first_left = true) {
   std::vector<std::size_t> width;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -22,7 +22,7 @@ std::string grid(const std::vector<std::vector<std::string>>& rows) {
     for (std::size_t c = 0; c < rows[r].size(); ++c) {
       const std::string& cell = rows[r][c];
       const std::string fill(width[c] - cell.size(), ' ');
-      line += (c ? "  " : "") + (c == 0 ? cell + fill : fill + cell);
+      line += (c ? "  " : "") + (c == 0 && first_left ? cell + fill : fill + cell);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -45,6 +45,13 @@ std::string fixed(double v, int digits) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+// Epochs run for minutes or hours: "4.18 ks" reads worse than "69.7 min".
+std::string duration(double s) {
+  if (s >= 3600) return fixed(s / 3600, 2) + " h";
+  if (s >= 60) return fixed(s / 60, 1) + " min";
+  return si(s, "s");
 }
 
 std::string csv_number(double v) { return json_number(v); }
@@ -77,10 +84,10 @@ std::string table(const ScalingReport& s) {
                                  std::to_string(p.global_batch), si(p.compute_s, "s"), si(p.allreduce_s, "s"),
                                  si(p.exposed_comm_s, "s"), si(p.step_s, "s"), si(p.throughput, "samples/s"),
                                  fixed(p.speedup, 2) + "x", percent(p.efficiency), percent(p.comm_share)};
-    if (p.epoch_s) row.push_back(si(*p.epoch_s, "s"));
+    if (p.epoch_s) row.push_back(duration(*p.epoch_s));
     rows.push_back(row);
   }
-  out += grid(rows);
+  out += grid(rows, false);
   if (s.dataset_size) out += "\nepoch: " + std::to_string(*s.dataset_size) + " samples, the last step possibly short\n";
   out += "\n";
   for (const std::string& n : s.notes) out += "note: " + n + "\n";
