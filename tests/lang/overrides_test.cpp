@@ -5,7 +5,7 @@
 
 using namespace ridge;
 
-TEST_CASE("--set classes=10 changes resnet18's last linear layer and its parameter count") {
+TEST_CASE("overriding classes=10 with --set changes resnet18's last linear layer and its parameter count") {
   const ir::Network n = lang::load_network(RIDGE_MODELS_DIR "/resnet18.net", {{"classes", "10"}});
   const ir::Layer& last = n.layers[n.output];
   CHECK(last.attrs.out == 10);
@@ -14,7 +14,7 @@ TEST_CASE("--set classes=10 changes resnet18's last linear layer and its paramet
   CHECK(test::total_parameters(n) == 11'689'512 - 990 * 513);
 }
 
-TEST_CASE("--set takes numbers and booleans") {
+TEST_CASE("overrides given with --set take numbers and booleans") {
   const std::string text = "network n(w = 1.0, wide = false) {\n input x: [8]\n"
                            " return x -> linear(wide ? 16 * w : 4)\n}";
   CHECK(lang::parse_network(text, "n.net").layers.back().attrs.out == 4);
@@ -22,7 +22,7 @@ TEST_CASE("--set takes numbers and booleans") {
   CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}, {"w", "0.5"}}).layers.back().attrs.out == 8);
 }
 
-TEST_CASE("--set of an unknown parameter or a value that is not a literal is an error") {
+TEST_CASE("an override of an unknown parameter or a value that is not a literal is an error") {
   const std::string text = "network n(w = 1.0) {\n input x: [8]\n return x -> linear(8)\n}";
   const std::string unknown = test::error_of(text, {{"classes", "10"}});
   CHECK_THAT(unknown, Catch::StartsWith("bad.net:1:9: error: --set classes=10: network 'n' has no parameter 'classes'"));
