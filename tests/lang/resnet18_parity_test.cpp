@@ -14,7 +14,8 @@ namespace {
 std::string describe(const ir::Layer& l) {
   std::string s = l.name;
   s.append(" (").append(ir::op_name(l.op)).append(", inputs");
-  for (auto i : l.inputs) s += " " + std::to_string(i);
+  // append() rather than " " + to_string(): GCC 12 -O2 warns -Wrestrict on that (GCC bug 105329).
+  for (auto i : l.inputs) s.append(" ").append(std::to_string(i));
   return s + ", output " + ir::to_string(l.output) + ")";
 }
 
