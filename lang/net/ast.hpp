@@ -41,10 +41,12 @@ struct Operand : x3::variant<Number, Bool, x3::forward_ast<Call>, Identifier, x3
   using base_type::operator=;
 };
 
-// `!`/`-` prefixes (a string of them, so `- - - x` does not recurse) applied to an operand.
+// `!`/`-` prefixes (a string of them, so `- - - x` does not recurse) applied to an operand and its
+// indices: `-xs[0][1]` is `-((xs[0])[1])`.
 struct Unary : x3::position_tagged {
   std::string prefix;
   Operand operand;
+  std::vector<x3::forward_ast<Expr>> indices;   // `[i]` after the operand, applied left to right
 };
 
 struct BinaryOp : x3::position_tagged {
@@ -131,10 +133,11 @@ struct If : x3::position_tagged {
   boost::optional<Body> otherwise;
 };
 
+// `for i in FROM .. TO { }` (to set) or `for x in LIST { }` (from is the list or tuple, no to).
 struct For : x3::position_tagged {
   Identifier var;
   Expr from;
-  Expr to;
+  boost::optional<Expr> to;
   Body body;
 };
 
@@ -155,8 +158,14 @@ struct Definition : x3::position_tagged {
   Body body;
 };
 
+// What a file holds at its top level: definitions and file-level constants (`name = EXPR`).
+struct TopLevel : x3::variant<Definition, Assign> {
+  using base_type::base_type;
+  using base_type::operator=;
+};
+
 struct File {
-  std::vector<Definition> definitions;
+  std::vector<TopLevel> items;
 };
 
 }  // namespace ridge::lang::net::ast

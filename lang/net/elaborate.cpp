@@ -64,7 +64,11 @@ std::string suggestion(std::string_view name, const std::vector<std::string>& kn
 Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
                        const Overrides& overrides)
     : file_(file), source_(source), positions_(positions) {
-  for (const auto& d : file_.definitions) {
+  std::vector<const ast::Definition*> definitions;
+  for (const auto& item : file_.items)
+    if (const auto* d = boost::get<ast::Definition>(&item)) definitions.push_back(d);
+  for (const auto* dp : definitions) {
+    const ast::Definition& d = *dp;
     if (d.kind == "network") {
       if (network_) fail(d, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
       network_ = &d;
@@ -75,7 +79,8 @@ Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const gra
     if (!blocks_.emplace(d.name.name, &d).second) fail(d.name, "block '" + d.name.name + "' is defined twice");
   }
   // Parameters: unique names, required ones first.
-  for (const auto& d : file_.definitions) {
+  for (const auto* dp : definitions) {
+    const ast::Definition& d = *dp;
     if (!d.params) continue;
     std::set<std::string> seen;
     bool defaulted = false;
@@ -93,7 +98,66 @@ Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const gra
     Diagnostic d = source_.diagnostic(0, "expected a network definition: the file defines no 'network'");
     throw Error({std::move(d)});
   }
+  // File-level constants, in file order, before the network's parameters (whose defaults may use them).
+  in_constants_ = true;
+  for (const auto& item : file_.items)
+    if (const auto* c = boost::get<ast::Assign>(&item)) bind_constant(*c);
+  in_constants_ = false;
   bind_parameters(*network_, overrides);
+}
+
+namespace {
+// Numbers, booleans and lists of them: what a file-level constant may hold.
+bool is_plain_data(const Value& v) {
+  if (v.kind == Value::Kind::Number || v.kind == Value::Kind::Bool) return true;
+  if (v.kind != Value::Kind::List) return false;
+  return std::all_of(v.items.begin(), v.items.end(), is_plain_data);
+}
+}  // namespace
+
+void Elaborator::bind_constant(const ast::Assign& c) {
+  step(c);
+  for (const auto& t : c.targets) {
+    if (constants_.count(t.name)) fail(t, "file-level constant '" + t.name + "' is defined twice");
+    if (is_callable(t.name))
+      fail(t, "file-level constant '" + t.name + "' has the name of an op, block or function; choose another name");
+  }
+  Scope none;
+  Value v = eval(c.value, none);
+  if (!is_plain_data(v))
+    fail(c.value, "a file-level constant holds a number, a boolean or a list of them, got " + describe(v));
+  assign(c, std::move(v), globals_);
+  for (const auto& t : c.targets) constants_.insert(t.name);
+}
+
+void Elaborator::assign(const ast::Assign& s, Value v, Scope& scope) {
+  if (s.targets.size() == 1) {
+    scope[s.targets.front().name] = std::move(v);
+    return;
+  }
+  if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List)
+    fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                " names; expected a tuple (what split returns)");
+  if (v.items.size() != s.targets.size())
+    fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                " names; expected as many names as values");
+  for (std::size_t i = 0; i < s.targets.size(); ++i) scope[s.targets[i].name] = v.items[i];
+}
+
+Value Elaborator::index(const Value& v, const Value& i, const Tagged& base, const ast::Expr& at) const {
+  if (v.kind != Value::Kind::List && v.kind != Value::Kind::Tuple)
+    fail(base, "cannot index " + describe(v) + "; expected a list or a tuple before '['");
+  const std::int64_t k = to_int(Arg{{}, i, &at}, "an index");
+  const auto n = static_cast<std::int64_t>(v.items.size());
+  if (k < -n || k >= n) {
+    std::string message = "index " + std::to_string(k) + " is out of range for ";
+    message.append(v.kind == Value::Kind::List ? "a list" : "a tuple");
+    if (n == 0) message.append(" with no values");
+    else message.append(" of ").append(std::to_string(n)).append(n == 1 ? " value" : " values")
+                .append("; expected ").append(std::to_string(-n)).append(" .. ").append(std::to_string(n - 1));
+    fail(at, std::move(message));
+  }
+  return v.items[static_cast<std::size_t>(k < 0 ? k + n : k)];
 }
 
 std::size_t Elaborator::offset(const Tagged& at) const { return positions_.offset_of(at).value_or(0); }
@@ -116,10 +180,16 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
   if (network.params)
     for (const auto& p : *network.params) {
       known.insert(p.name.name);
+      if (constants_.count(p.name.name))
+        fail(p.name, "network parameter '" + p.name.name + "' has the name of a file-level constant; choose another name");
       Scope none;
       globals_[p.name.name] = eval(*p.default_value, none);
     }
   for (const auto& [name, text] : overrides) {
+    if (!known.count(name) && constants_.count(name))
+      fail(network.name, "--set " + name + "=" + text + ": '" + name + "' is a file-level constant, not a parameter of "
+                         "network '" + network.name.name + "'; only network parameters can be set (make it one: network " +
+                         network.name.name + "(" + name + " = ...))");
     if (!known.count(name)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -149,6 +219,11 @@ const Value& Elaborator::lookup(const ast::Identifier& name, const Scope& scope)
   std::vector<std::string> known;
   for (const auto& [k, v] : scope) known.push_back(k);
   for (const auto& [k, v] : globals_) known.push_back(k);
+  if (in_constants_ && network_->params &&
+      std::any_of(network_->params->begin(), network_->params->end(),
+                  [&](const ast::Param& p) { return p.name.name == name.name; }))
+    fail(name, "file-level constant uses '" + name.name + "', a parameter of network '" + network_->name.name +
+                   "'; expected numbers, booleans, lists and earlier constants (constants are set before the parameters)");
   if (is_callable(name.name))
     fail(name, "'" + name.name + "' is an op, block or function, not a value; expected a call such as " + name.name +
                    "(...) or x -> " + name.name);
@@ -209,18 +284,7 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
     }
     void operator()(const ast::Assign& s) const {
       e.step(s);
-      Value v = e.eval(s.value, scope);
-      if (s.targets.size() == 1) {
-        scope[s.targets.front().name] = std::move(v);
-        return;
-      }
-      if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List)
-        e.fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
-                                      " names; expected a tuple (what split returns)");
-      if (v.items.size() != s.targets.size())
-        e.fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
-                                      " names; expected as many names as values");
-      for (std::size_t i = 0; i < s.targets.size(); ++i) scope[s.targets[i].name] = v.items[i];
+      e.assign(s, e.eval(s.value, scope), scope);
     }
     void operator()(const ast::If& s) const {
       e.step(s);
@@ -235,8 +299,29 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
     }
     void operator()(const ast::For& s) const {
       e.step(s);
+      if (!s.to) {
+        // for x in LIST: a copy, so the body may rebind the list's variable.
+        const Value list = e.eval(s.from, scope);
+        if (list.kind != Value::Kind::List && list.kind != Value::Kind::Tuple)
+          e.fail(s.from, "expected a list or tuple to loop over, got " + describe(list) +
+                             " (for a range of numbers write `for " + s.var.name + " in FROM .. TO`)");
+        const auto n = static_cast<std::int64_t>(list.items.size());
+        if (n > kMaxLoopIterations - e.loop_iterations_)
+          e.fail(s, "this loop would run " + std::to_string(n) + " times, past the limit of " +
+                        std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
+                        std::to_string(e.loop_iterations_) + " already run)");
+        e.loop_iterations_ += n;
+        for (const auto& item : list.items) {
+          scope[s.var.name] = item;
+          if (e.exec(s.body, scope)) {
+            returned = true;
+            return;
+          }
+        }
+        return;
+      }
       const std::int64_t from = e.to_int(Arg{{}, e.eval(s.from, scope), &s.from}, "a loop bound");
-      const std::int64_t to = e.to_int(Arg{{}, e.eval(s.to, scope), &s.to}, "a loop bound");
+      const std::int64_t to = e.to_int(Arg{{}, e.eval(*s.to, scope), &*s.to}, "a loop bound");
       const std::int64_t n = std::max<std::int64_t>(0, to - from);
       if (n > kMaxLoopIterations - e.loop_iterations_)
         e.fail(s, "this loop would run " + std::to_string(n) + " times, past the limit of " +
@@ -330,6 +415,10 @@ Value Elaborator::apply(const ast::BinaryOp& node, const Value& a, const Value& 
 Value Elaborator::eval(const ast::Unary& e, Scope& scope) {
   step(e);
   Value v = eval(e.operand, scope);
+  for (const auto& i : e.indices) {
+    Value item = index(v, eval(i.get(), scope), e, i.get());
+    v = std::move(item);
+  }
   for (auto it = e.prefix.rbegin(); it != e.prefix.rend(); ++it) {
     if (*it == '-') v = Value::of_number(-to_number(Arg{{}, v, &e}, "the operand of '-'"));
     else v = Value::of_bool(!to_bool(Arg{{}, v, &e}, "the operand of '!'"));

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,9 @@ class Elaborator {
   std::size_t offset(const Tagged& at) const;
   void step(const Tagged& at);
   void bind_parameters(const ast::Definition& network, const Overrides& overrides);
+  void bind_constant(const ast::Assign& constant);
+  void assign(const ast::Assign& s, Value v, Scope& scope);
+  Value index(const Value& v, const Value& i, const Tagged& base, const ast::Expr& at) const;
   const Value& lookup(const ast::Identifier& name, const Scope& scope) const;
 
   bool exec(const ast::Body& body, Scope& scope);   // true once a `return` ran
@@ -92,7 +96,9 @@ class Elaborator {
   const grammar::error_handler_type& positions_;
   const ast::Definition* network_ = nullptr;
   std::map<std::string, const ast::Definition*, std::less<>> blocks_;
-  Scope globals_;
+  Scope globals_;                          // file-level constants, then the network's parameters
+  std::set<std::string, std::less<>> constants_;   // names of the file-level constants
+  bool in_constants_ = false;              // evaluating file-level constants (before the parameters)
   std::optional<NetworkBuilder> builder_;
   std::string input_origin_;
   std::vector<Frame> stack_;

@@ -66,8 +66,12 @@ struct for_class : x3::annotate_on_success {};
 struct return_class : x3::annotate_on_success {};
 struct statement_class;
 struct body_class;
+struct loop_body_class;
 struct param_class : x3::annotate_on_success {};
 struct definition_class : x3::annotate_on_success {};
+struct constant_class : x3::annotate_on_success {};
+struct top_level_class;
+struct index_class;
 struct name_text_class;
 struct binop_text_class;
 struct prefix_class;
@@ -106,10 +110,14 @@ const x3::rule<for_class, ast::For> for_stmt = "for";
 const x3::rule<return_class, ast::Return> return_stmt = "return";
 const x3::rule<statement_class, ast::Statement> statement = "statement";
 const x3::rule<body_class, ast::Body> body = "'{'";
+const x3::rule<loop_body_class, ast::Body> loop_body = "'..' or '{'";
 const x3::rule<param_class, ast::Param> param = "parameter";
 const x3::rule<definition_class, ast::Definition> definition = "definition";
+const x3::rule<constant_class, ast::Assign> constant = "constant";
+const x3::rule<top_level_class, ast::TopLevel> top_level = "'block', 'network' or NAME = VALUE";
+const x3::rule<index_class, ast::Expr> index = "index";
 const x3::rule<kind_class, std::string> kind = "'block' or 'network'";
-const x3::rule<end_class> end_of_file = "'block' or 'network'";
+const x3::rule<end_class> end_of_file = "'block', 'network' or NAME = VALUE";
 const x3::rule<eq_class> assign_eq = "'='";
 const x3::rule<in_class> in_kw = "'in'";
 const x3::rule<dots_class> dots = "'..'";
@@ -136,7 +144,10 @@ const auto link_def = identifier >> -args >> -(keyword("as") > identifier);
 const auto list_def = '[' > -(expr % ',') > ']';
 const auto group_def = '(' > expr > ')';
 const auto operand_def = number | boolean | call | identifier | list | group;
-const auto unary_def = prefix >> operand;
+// `xs[i][j]`: indices bind tighter than the prefixes. No statement starts with '[', so a '[' after an
+// operand is always an index, even on the next line.
+const auto index_def = '[' > expr > ']';
+const auto unary_def = prefix >> operand >> *index;
 const auto binary_op_def = binop_text > unary;
 const auto binary_def = unary >> *binary_op;
 const auto cond_tail_def = '?' > expr > colon > binary;
@@ -152,20 +163,26 @@ const auto assign_def = (identifier % ',') > assign_eq > expr;
 const auto branch_def = expr > body;
 const auto branches_def = branch >> *(keyword("else") >> keyword("if") > branch);
 const auto if_stmt_def = keyword("if") > branches >> -(keyword("else") > body);
-const auto for_stmt_def = keyword("for") > identifier > in_kw > expr > dots > expr > body;
+// `for i in FROM .. TO { }` or `for x in LIST { }`.
+const auto for_stmt_def = keyword("for") > identifier > in_kw > expr > -(dots > expr) > loop_body;
 const auto return_stmt_def = keyword("return") > expr;
 const auto statement_def = input_stmt | if_stmt | for_stmt | return_stmt | assign;
 const auto body_def = '{' > *statement > '}';
+const auto loop_body_def = body;
 
 const auto param_def = identifier >> -('=' > expr);
 const auto kind_def = lexeme[(x3::string("block") | x3::string("network")) >> !(alnum | '_')];
 const auto definition_def = kind > identifier > -('(' > -(param % ',') > ')') > body;
 const auto end_of_file_def = x3::eoi;
-const auto file_rule_def = *definition > end_of_file;
+// A file-level constant commits only at `NAME =`, so `netwrk n {}` still reads as a misspelt keyword.
+const auto constant_def = (identifier % ',') >> assign_eq > expr;
+const auto top_level_def = definition | constant;
+const auto file_rule_def = *top_level > end_of_file;
 
 BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, operand, prefix, unary, binop_text, binary_op,
                     binary, cond_tail, conditional, arg, args, call, link, list, group, expr, input_stmt,
                     assign, branch, branches, if_stmt, for_stmt, return_stmt, statement, body, param, kind,
-                    definition, end_of_file, assign_eq, in_kw, dots, colon, file_rule)
+                    definition, end_of_file, assign_eq, in_kw, dots, colon, constant, top_level, index, loop_body,
+                    file_rule)
 
 }  // namespace ridge::lang::net::grammar

@@ -66,7 +66,7 @@ ir::Network parse_network(const std::string& text, const std::string& file, cons
     const bool ok = x3::phrase_parse(first, text.end(), parser, net::grammar::skipper, tree);
     if (!ok || first != text.end()) {
       const std::size_t at = token_start(text, static_cast<std::size_t>(first - text.begin()));
-      throw Error({source.diagnostic(at, "expected 'block' or 'network', " + found(text, at))});
+      throw Error({source.diagnostic(at, "expected 'block', 'network' or NAME = VALUE, " + found(text, at))});
     }
   } catch (const x3::expectation_failure<iterator_type>& e) {
     std::size_t at = token_start(text, static_cast<std::size_t>(e.where() - text.begin()));
