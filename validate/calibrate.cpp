@@ -4,6 +4,7 @@
 
 #include "engine/simulate.hpp"
 
+#include <ATen/Parallel.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -93,6 +94,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     at::globalContext().setAllowTF32CuBLAS(false);
     at::globalContext().setAllowTF32CuDNN(false);
   }
+  if (o.threads > 0) at::set_num_threads(o.threads);
   at::globalContext().setFlushDenormal(true);   // denormal inputs would time a slow path no real run takes
 
   const auto say = [&](const std::string& s) {
@@ -190,7 +192,8 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
 
   const ErrorSummary fb = median_error(result.networks, false, false), fa = median_error(result.networks, false, true);
   d.provenance.push_back("calibrated by ridge calibrate on " + o.date + " (LibTorch " + libtorch_version() + ", device " +
-                         (o.cuda ? "cuda:" + std::to_string(o.cuda_index) : std::string("cpu")) + ")");
+                         (o.cuda ? "cuda:" + std::to_string(o.cuda_index) : std::string("cpu")) + ", " +
+                         std::to_string(at::get_num_threads()) + " CPU threads)");
   d.provenance.push_back("device measured: " + result.before.name);
   d.provenance.push_back("fitted on: " + join_names(nets, false) + "; held out: " + join_names(nets, true) + "; batch " +
                          std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)));

@@ -31,6 +31,10 @@ struct CalibrateOptions {
   MeasureOptions measure;
   CeilingOptions ceilings;
   std::string date;                 // provenance, "2025-01-31"
+  // CPU threads LibTorch (and the BLAS under it) may use; 0 leaves LibTorch's default. One thread by
+  // default: a shared machine's load then slows a measurement by less and more evenly than it slows
+  // a team of threads that wait for their slowest member at every barrier.
+  int threads = 1;
 };
 
 struct LayerComparison {

@@ -6,6 +6,7 @@
 // the `.hw` is written atomically, so no reader ever sees half of it.
 #include "calibrate.hpp"
 #include "hw_writer.hpp"
+#include "measurements_csv.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "ir/ops.hpp"
@@ -100,7 +101,8 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Measure networks in LibTorch, fit PALEO's PPP and write a calibrated .hw"};
-  std::string device = "cpu", dtype = "fp32", base, out;
+  std::string device = "cpu", dtype = "fp32", base, out, measurements;
+  int threads = 1;
   std::int64_t batch = 8;
   std::vector<std::string> nets, holdout;
   validate::MeasureOptions mo;
@@ -111,6 +113,10 @@ int main(int argc, char** argv) {
   app.add_option("--dtype", dtype, "fp32, fp16, bf16, tf32, fp64")->capture_default_str();
   app.add_option("--base", base, "datasheet .hw the PPP are relative to (default: this machine's measured ceilings)");
   app.add_option("--out", out, "the calibrated .hw to write")->required();
+  app.add_option("--measurements", measurements,
+                 "write the per-layer times as CSV layer,pass,seconds for simulate --measured "
+                 "(one network: FILE; several: FILE-NETWORK.csv beside it)");
+  app.add_option("--threads", threads, "CPU threads for LibTorch (0: its default)")->capture_default_str()->check(CLI::Range(0, 1024));
   app.add_option("--holdout", holdout, "networks measured and predicted but not fitted");
   app.add_option("--warmup", mo.warmup, "warm-up runs per measurement")->capture_default_str()->check(CLI::Range(0, 1000));
   app.add_option("--repeats", mo.repeats, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
@@ -133,6 +139,7 @@ int main(int argc, char** argv) {
     o.precision = *precision;
     if (!base.empty()) o.base = lang::load_device(base);
     o.date = today();
+    o.threads = threads;
     mo.stop = &g_stop;
     mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };
     co.stop = &g_stop;
@@ -151,6 +158,16 @@ int main(int argc, char** argv) {
     engine::io::write_file_atomically(out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
                                                                          ". Regenerate rather than edit."));
     std::cerr << "wrote " << out << std::endl;
+    if (!measurements.empty())
+      for (const auto& n : r.networks) {
+        std::vector<validate::MeasuredPass> passes;
+        for (const auto& l : r.layers)
+          if (l.network == n.network) passes.push_back({l.layer, l.pass, l.measured_s});
+        const std::string path =
+            r.networks.size() == 1 ? measurements : validate::measurements_path(measurements, n.network);
+        engine::io::write_file_atomically(path, validate::measurements_csv(passes));
+        std::cerr << "wrote " << path << std::endl;
+      }
     return 0;
   } catch (const validate::Interrupted&) {
     std::cerr << "calibrate: interrupted; nothing written" << std::endl;

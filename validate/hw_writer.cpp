@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <vector>
+#include <algorithm>
 
 namespace ridge::validate {
 namespace {
@@ -21,20 +23,44 @@ std::string with_prefix(double v, const std::string& unit) {
   return number(v) + " " + prefixes[i] + unit;
 }
 
-// The language has no escapes inside strings: quotes and line breaks cannot be written, so they
-// become apostrophes and spaces.
-std::string quoted(std::string s) {
-  for (char& c : s) {
-    if (c == '"') c = '\'';
-    else if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+// A string as the language reads it (LANGUAGE.md: escapes \" \\ \n \t, and a string ends on its
+// line): those four are escaped, a carriage return becomes \n and other control bytes a space, so any
+// name or provenance text parses back whole.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+    }
   }
-  return "\"" + s + "\"";
+  return out + "\"";
 }
 
+// check() refuses a zero or negative figure and a PPP outside (0, 1]. The writer never writes one: it
+// leaves the figure out (the reader then uses its default) and says so in the provenance, and it caps
+// a PPP that rounding lifted above 1 at 1.
 struct Writer {
   std::ostringstream out;
+  std::vector<std::string> dropped;
+  bool usable(const std::string& key, double value) {
+    if (value > 0.0 && std::isfinite(value)) return true;
+    dropped.push_back(key + " (" + number(value) + ")");
+    return false;
+  }
   void figure(const std::string& key, const std::string& value, const std::string& source) {
     out << "  " << key << " = " << value << "  source " << quoted(source.empty() ? "unknown" : source) << "\n";
+  }
+  template <class Format>
+  void figure(const std::string& key, double value, const std::string& source, Format&& format) {
+    if (usable(key, value)) figure(key, format(value), source);
+  }
+  void ppp(const std::string& key, const ir::Figure& f) {
+    if (usable(key, f.value)) figure(key, number(std::min(f.value, 1.0)), f.source);
   }
 };
 
@@ -65,29 +91,35 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
   }
   w.out << "device " << quoted(d.name.empty() ? d.id : d.name) << " {\n";
   w.out << "  kind = " << ir::device_kind_name(d.kind) << "\n";
-  for (const auto& [p, f] : d.vector_peak) w.figure("peak." + std::string(ir::precision_name(p)), format_flops(f.value), f.source);
-  for (const auto& [p, f] : d.matrix_peak) w.figure("matrix." + std::string(ir::precision_name(p)), format_flops(f.value), f.source);
-  if (d.memory_size) w.figure("memory.size", format_bytes(d.memory_size->value), d.memory_size->source);
-  if (d.memory_bandwidth) w.figure("memory.bandwidth", format_bandwidth(d.memory_bandwidth->value), d.memory_bandwidth->source);
-  if (d.l2_size) w.figure("l2.size", format_bytes(d.l2_size->value), d.l2_size->source);
-  if (d.launch_overhead) w.figure("launch_overhead", format_seconds(d.launch_overhead->value), d.launch_overhead->source);
+  for (const auto& [p, f] : d.vector_peak) w.figure("peak." + std::string(ir::precision_name(p)), f.value, f.source, format_flops);
+  for (const auto& [p, f] : d.matrix_peak) w.figure("matrix." + std::string(ir::precision_name(p)), f.value, f.source, format_flops);
+  if (d.memory_size) w.figure("memory.size", d.memory_size->value, d.memory_size->source, format_bytes);
+  if (d.memory_bandwidth) w.figure("memory.bandwidth", d.memory_bandwidth->value, d.memory_bandwidth->source, format_bandwidth);
+  if (d.l2_size) w.figure("l2.size", d.l2_size->value, d.l2_size->source, format_bytes);
+  if (d.launch_overhead) w.figure("launch_overhead", d.launch_overhead->value, d.launch_overhead->source, format_seconds);
   for (const auto& [name, link] : d.links) {
+    if (!w.usable("link." + name + ".bandwidth", link.bandwidth.value)) continue;   // a link needs its bandwidth
     w.figure("link." + name + ".bandwidth", format_bandwidth(link.bandwidth.value), link.bandwidth.source);
-    if (link.latency) w.figure("link." + name + ".latency", format_seconds(link.latency->value), link.latency->source);
+    if (link.latency) w.figure("link." + name + ".latency", link.latency->value, link.latency->source, format_seconds);
   }
   for (const auto& [key, eff] : d.ppp) {
     std::string base = "ppp." + std::string(ir::op_class_name(key.first)) + ".";
     if (key.second) base += std::string(ir::pass_name(*key.second)) + ".";
-    if (eff.compute) w.figure(base + "compute", number(eff.compute->value), eff.compute->source);
-    if (eff.memory) w.figure(base + "memory", number(eff.memory->value), eff.memory->source);
+    if (eff.compute) w.ppp(base + "compute", *eff.compute);
+    if (eff.memory) w.ppp(base + "memory", *eff.memory);
   }
-  for (const auto& [p, f] : d.measured_peak) w.figure("measured." + std::string(ir::precision_name(p)), format_flops(f.value), f.source);
-  if (d.measured_bandwidth) w.figure("measured.bandwidth", format_bandwidth(d.measured_bandwidth->value), d.measured_bandwidth->source);
+  for (const auto& [p, f] : d.measured_peak) w.figure("measured." + std::string(ir::precision_name(p)), f.value, f.source, format_flops);
+  if (d.measured_bandwidth) w.figure("measured.bandwidth", d.measured_bandwidth->value, d.measured_bandwidth->source, format_bandwidth);
   if (d.count > 1) {
     w.out << "  system.count = " << d.count << "\n";
     if (!d.interconnect.empty()) w.out << "  system.interconnect = " << d.interconnect << "\n";
   }
   for (const auto& line : d.provenance) w.out << "  provenance = " << quoted(line) << "\n";
+  if (!w.dropped.empty()) {
+    std::string line = "left out (not a positive figure):";
+    for (const auto& k : w.dropped) line += " " + k;
+    w.out << "  provenance = " << quoted(line) << "\n";
+  }
   w.out << "}\n";
   return w.out.str();
 }

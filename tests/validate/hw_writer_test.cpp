@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace ridge;
 using Catch::Matchers::WithinRel;
 
@@ -47,7 +49,7 @@ TEST_CASE("a written .hw parses back to the same device") {
   INFO(text);
   const ir::Device back = lang::parse_device(text, "written.hw");
   CHECK(back.kind == d.kind);
-  CHECK(back.name == "Intel(R) Xeon(R) 'test' CPU");   // the language has no escapes: quotes become apostrophes
+  CHECK(back.name == d.name);   // quotes escaped, not lost
   CHECK_THAT(back.vector_peak.at(ir::Precision::FP32).value, WithinRel(123.457e9, 1e-9));
   CHECK_THAT(back.matrix_peak.at(ir::Precision::BF16).value, WithinRel(1.5e12, 1e-9));
   CHECK_THAT(back.memory_size->value, WithinRel(d.memory_size->value, 1e-9));
@@ -66,4 +68,41 @@ TEST_CASE("a written .hw parses back to the same device") {
   CHECK_THAT(back.measured_bandwidth->value, WithinRel(20e9, 1e-9));
   CHECK(back.provenance == d.provenance);
   CHECK(back.vector_peak.at(ir::Precision::FP32).source == "measured by calibrate");
+}
+
+TEST_CASE("strings are escaped as the language reads them") {
+  ir::Device d = calibrated_device();
+  d.name = "a \"quoted\" back\\slash\ttab";
+  d.provenance = {"two\nlines", "carriage\rreturn", "bell\a"};
+  const std::string text = validate::write_hw(d);
+  INFO(text);
+  const ir::Device back = lang::parse_device(text, "escaped.hw");
+  CHECK(back.name == d.name);
+  REQUIRE(back.provenance.size() == 3);
+  CHECK(back.provenance[0] == "two\nlines");
+  CHECK(back.provenance[1] == "carriage\nreturn");   // a string ends on its line: \r is written as \n
+  CHECK(back.provenance[2] == "bell ");
+}
+
+TEST_CASE("no zero, negative or non-finite figure and no PPP above 1 is written") {
+  ir::Device d = calibrated_device();
+  d.launch_overhead = ir::Figure{0.0, "fitted: no overhead"};
+  d.ppp[{ir::OpClass::Pooling, ir::Pass::Backward}] = {ir::Figure{0.0, "fit"}, ir::Figure{1.0000004, "fit"}};
+  d.ppp[{ir::OpClass::Normalization, ir::Pass::Forward}] = {ir::Figure{-0.5, "fit"}, std::nullopt};
+  d.measured_bandwidth = ir::Figure{std::numeric_limits<double>::quiet_NaN(), "copy"};
+  const std::string text = validate::write_hw(d);
+  INFO(text);
+  const ir::Device back = lang::parse_device(text, "dropped.hw");   // check() would refuse any of them
+  CHECK_FALSE(back.launch_overhead);
+  CHECK_FALSE(back.measured_bandwidth);
+  const auto& pool = back.ppp.at({ir::OpClass::Pooling, ir::Pass::Backward});
+  CHECK_FALSE(pool.compute);
+  CHECK(pool.memory->value == 1.0);
+  CHECK_FALSE(back.ppp.contains({ir::OpClass::Normalization, ir::Pass::Forward}));
+  REQUIRE_FALSE(back.provenance.empty());
+  const std::string& last = back.provenance.back();
+  CHECK(last.find("launch_overhead") != std::string::npos);
+  CHECK(last.find("ppp.pooling.backward.compute") != std::string::npos);
+  CHECK(last.find("ppp.normalization.forward.compute") != std::string::npos);
+  CHECK(last.find("measured.bandwidth") != std::string::npos);
 }
