@@ -141,7 +141,8 @@ const auto args_def = '(' > -(arg % ',') > ')';
 const auto arg_def = -(&(name_text >> ':') >> identifier >> ':') >> expr;
 const auto call_def = identifier >> args >> -(keyword("as") > identifier);
 const auto link_def = identifier >> -args >> -(keyword("as") > identifier);
-const auto list_def = '[' > -(expr % ',') > ']';
+// A trailing comma is allowed after the last item, so a table may be written one row per line.
+const auto list_def = '[' > -((expr % ',') >> -lit(',')) > ']';
 const auto group_def = '(' > expr > ')';
 const auto operand_def = number | boolean | call | identifier | list | group;
 // `xs[i][j]`: indices bind tighter than the prefixes. No statement starts with '[', so a '[' after an

@@ -48,6 +48,11 @@ TEST_CASE("nested lists hold tables, and indexing chains read them") {
   CHECK(linear_outs(net("  x = x -> linear(cfg[1][2]) -> linear(cfg[0][-1] + len(cfg[1])) -> linear(len(cfg[-1]) + 1)", top)) ==
         std::vector<std::int64_t>{128, 67, 1});
   CHECK(linear_outs(net("  t = [[1, [2, [3, 44]]]]\n  x = x -> linear(t[0][1][1][1])")) == std::vector<std::int64_t>{44});
+  // One row per line, with a trailing comma after the last item of a list, and rows unpacked by name.
+  const std::string table = "rows = [\n  [8, 2],   # width, count\n  [16, 1],\n]\n";
+  CHECK(linear_outs(net("  for row in rows {\n    w, k = row\n    for i in 0 .. k {\n      x = x -> linear(w)\n    }\n  }", table)) ==
+        std::vector<std::int64_t>{8, 8, 16});
+  CHECK_THAT(test::error_of("network n {\n  input x: [4]\n  k = [,]\n  return x\n}"), Catch::StartsWith("bad.net:3:8: error: expected ']', found ','"));
 }
 
 TEST_CASE("for x in LIST runs its body once per item, in order, and loops over tuples too") {
