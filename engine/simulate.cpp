@@ -203,6 +203,13 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   const double batch = static_cast<double>(opt.batch);
   t.throughput_infer = t.time_fwd_s > 0 ? batch / t.time_fwd_s : 0.0;
   t.throughput_train = t.time_train_step_s > 0 ? batch / t.time_train_step_s : 0.0;
+  // Extreme but legal device figures (a peak of 4.9e-324 FLOP/s, a bandwidth of 1.7e308 B/s) can push a
+  // time, a rate or a ridge point past a double's range: refuse rather than report inf.
+  for (const double v : {t.time_fwd_s, t.time_train_step_s, t.roofline_fwd_s, t.roofline_train_step_s,
+                         t.throughput_infer, t.throughput_train, r.device.ridge_point, r.device.ridge_point_vector})
+    if (!std::isfinite(v))
+      throw SimulationError("device '" + r.device.id + "' has figures so extreme that times or rates overflow; "
+                            "check its peaks and bandwidth");
 
   // Memory footprint.
   t.weight_bytes = t.params * width;
