@@ -1,10 +1,12 @@
 #include "atomic_file.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <string>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +16,25 @@ namespace {
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what, int err) {
   throw FileError("cannot write '" + path.string() + "': " + what + ": " + std::strerror(err));
 }
+
+// Holds back the signals that end a process from a terminal or a job controller (SIGINT, SIGTERM,
+// SIGHUP, SIGQUIT) while alive, so an interrupt cannot strand a half-written temporary: it is
+// delivered when the guard goes, after the rename or after the temporary has been removed.
+class DeferTerminationSignals {
+ public:
+  DeferTerminationSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+  }
+  DeferTerminationSignals(const DeferTerminationSignals&) = delete;
+  DeferTerminationSignals& operator=(const DeferTerminationSignals&) = delete;
+  ~DeferTerminationSignals() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
 
 // Closes the descriptor and removes the temporary unless released: every early exit cleans up.
 class TempFile {
@@ -46,6 +67,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   std::string temp_name = ".";   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
   temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
   std::string temp = (dir / temp_name).string();
+  const DeferTerminationSignals defer;   // outlives `file` below, so cleanup runs before delivery
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) fail(path, "cannot create a temporary file in '" + dir.string() + "'", errno);
   TempFile file(fd, temp);
