@@ -12,6 +12,7 @@
 #include "parse.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -47,9 +48,10 @@ std::vector<int> parse_device_counts(const std::string& text) {
 }
 
 // layer,pass,seconds per line; a header line and '#' comments are skipped.
+// Read through lang::read_source, so a huge file, a directory or /dev/zero is refused up front
+// instead of read line by endless line into memory.
 std::vector<render::Measurement> load_measurements(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("--measured: cannot read '" + path + "'");
+  std::istringstream in(lang::read_source(path));
   std::vector<render::Measurement> out;
   std::string line;
   int n = 0;
@@ -62,8 +64,8 @@ std::vector<render::Measurement> load_measurements(const std::string& path) {
     double s = 0;
     const auto [end, ec] = f.size() == 3 ? std::from_chars(f[2].data(), f[2].data() + f[2].size(), s)
                                          : std::from_chars_result{nullptr, std::errc::invalid_argument};
-    if (!pass || ec != std::errc{} || end != f[2].data() + f[2].size())
-      throw std::runtime_error(path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds");
+    if (!pass || ec != std::errc{} || end != f[2].data() + f[2].size() || !(s > 0.0) || !std::isfinite(s))
+      throw std::runtime_error(path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds (seconds > 0)");
     out.push_back({f[0], *pass, s});
   }
   return out;
