@@ -89,6 +89,14 @@ int main(int argc, char** argv) {
     const std::vector<ir::Precision> precisions = engine::cli::parse_precisions(dtype);
     const std::vector<std::string> extra_networks = engine::cli::take_networks(hw_paths);
     if (hw_paths.empty()) throw UsageError("no device file (.hw) given");
+    // Each simulation keeps a per-layer report until the comparison is rendered: cap their number so a
+    // long --batch list (the command line allows ~65,000 items) cannot run memory away.
+    constexpr std::size_t kMaxSimulations = 4096;
+    const std::size_t nets = 1 + extra_networks.size();
+    if (nets * hw_paths.size() * precisions.size() * batches.size() > kMaxSimulations)
+      throw UsageError(std::to_string(nets) + " networks x " + std::to_string(hw_paths.size()) + " devices x " +
+                       std::to_string(precisions.size()) + " dtypes x " + std::to_string(batches.size()) +
+                       " batches is more than the " + std::to_string(kMaxSimulations) + " simulations one run may ask for");
     const ir::Network network = lang::load_network(net_path, parse_sets(sets));
     std::vector<ir::Device> devices;
     for (const std::string& p : hw_paths) devices.push_back(lang::load_device(p));
