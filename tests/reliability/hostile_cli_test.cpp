@@ -159,3 +159,18 @@ TEST_CASE("a failing simulate --svg, --trace or --measured leaves the previous f
   CHECK(slurp(trace) == "previous trace");
   CHECK(entries(d) == before);
 }
+
+TEST_CASE("a --batch list too long to keep every report in memory is refused up front") {
+  const fs::path d = dir(), net = d / "n.net", hw = d / "d.hw";
+  write(net, kNet);
+  write(hw, kHw);
+  std::string batches = "1";
+  for (int i = 2; i <= 5000; ++i) batches += "," + std::to_string(i);
+  check_refused(simulate(q(net) + " " + q(hw) + " --batch " + batches), "simulations one run may ask for");
+  // Under the cap, 2 devices x 2 dtypes x 1000 batches (4000 simulations) is fine.
+  batches = "1";
+  for (int i = 2; i <= 1000; ++i) batches += "," + std::to_string(i);
+  const Run ok = simulate(q(net) + " " + q(hw) + " " + q(hw) + " --dtype fp32,fp16 --batch " + batches + " --format csv");
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+}
