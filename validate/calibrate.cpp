@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -121,15 +122,25 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     TorchProgram program(cn.network, {.device = device, .dtype = dtype});
     Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, o.measure)};
     const double bw = m.before.device.bandwidth;
+    // Three kinds of sample: eval forward, training-mode forward (both fit the forward PPP, as the
+    // engine times both with it) and backward; each kind's network time T weights its rows (fit.hpp).
+    std::array<std::vector<FitSample>, 3> kinds;
     for (const LayerTiming& lt : m.timing.layers) {
       const engine::LayerRow& row = m.before.layers.at(lt.id);
-      const auto add = [&](const engine::PassCost& cost, ir::Pass pass, double t) {
+      const auto add = [&](std::size_t kind, const engine::PassCost& cost, ir::Pass pass, double t) {
         if (cost.kernels == 0 || !(t > 0) || cn.holdout) return;   // views run nothing to fit
-        samples.push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
-                           static_cast<double>(cost.kernels), t});
+        kinds[kind].push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
+                               static_cast<double>(cost.kernels), t});
       };
-      add(row.fwd, ir::Pass::Forward, lt.forward.median_s);
-      if (lt.backward) add(row.bwd, ir::Pass::Backward, lt.backward->median_s);
+      add(0, row.fwd, ir::Pass::Forward, lt.forward.median_s);
+      if (lt.forward_train) add(1, row.fwd_train, ir::Pass::Forward, lt.forward_train->median_s);
+      if (lt.backward) add(2, row.bwd, ir::Pass::Backward, lt.backward->median_s);
+    }
+    for (auto& kind : kinds) {
+      double total = 0.0;
+      for (const FitSample& s : kind) total += s.measured;
+      for (FitSample& s : kind) s.network_time = total;
+      samples.insert(samples.end(), kind.begin(), kind.end());
     }
     measured.push_back(std::move(m));
   }
@@ -172,12 +183,15 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     nc.after_train_s = after.totals.time_train_step_s;
     result.networks.push_back(nc);
     for (const LayerTiming& lt : m.timing.layers) {
-      const auto add = [&](ir::Pass pass, const engine::PassTime& b, const engine::PassTime& a, double t) {
+      const auto add = [&](ir::Pass pass, const engine::PassTime& b, const engine::PassTime& a, double t, bool train = false) {
         const engine::LayerRow& row = after.layers.at(lt.id);
-        result.layers.push_back({nc.network, row.name, row.op, row.op_class, pass, nc.holdout, t, b.paleo_s,
+        result.layers.push_back({nc.network, row.name, row.op, row.op_class, pass, train, nc.holdout, t, b.paleo_s,
                                  a.paleo_s, a.roofline_s, t < a.roofline_s});
       };
       add(ir::Pass::Forward, m.before.layers.at(lt.id).time_fwd, after.layers.at(lt.id).time_fwd, lt.forward.median_s);
+      if (lt.forward_train)
+        add(ir::Pass::Forward, m.before.layers.at(lt.id).time_fwd_train, after.layers.at(lt.id).time_fwd_train,
+            lt.forward_train->median_s, true);
       if (lt.backward)
         add(ir::Pass::Backward, m.before.layers.at(lt.id).time_bwd, after.layers.at(lt.id).time_bwd, lt.backward->median_s);
     }

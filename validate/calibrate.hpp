@@ -43,6 +43,7 @@ struct LayerComparison {
   ir::Op op = ir::Op::Input;
   ir::OpClass op_class = ir::OpClass::Elementwise;
   ir::Pass pass = ir::Pass::Forward;
+  bool train = false;         // the training-mode forward (pass is Forward)
   bool holdout = false;
   double measured_s = 0.0;
   double before_s = 0.0;      // PALEO with the PPP before calibration

@@ -67,12 +67,13 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
                 g.compute_ppp ? std::to_string(*g.compute_ppp).substr(0, 6).c_str() : "-",
                 g.memory_ppp ? std::to_string(*g.memory_ppp).substr(0, 6).c_str() : "-", g.samples);
   if (all_layers) {
-    std::printf("\nPer layer (ms; error = predicted vs measured; '!' = measured below the roofline bound):\n");
+    std::printf("\nPer layer (ms; error = predicted vs measured; '!' = measured below the roofline bound;\n"
+                "pass: fwd = inference forward, trn = training-mode forward, bwd = backward):\n");
     std::printf("  %-18s %-34s %-4s %10s %10s %8s %10s %8s %10s\n", "network", "layer", "pass", "measured", "before",
                 "err", "after", "err", "roofline");
     for (const auto& l : r.layers)
       std::printf("  %-18s %-34s %-4s %10s %10s %8s %10s %8s %10s%s\n", l.network.c_str(), l.layer.c_str(),
-                  l.pass == ir::Pass::Forward ? "fwd" : "bwd", ms(l.measured_s).c_str(), ms(l.before_s).c_str(),
+                  l.train ? "trn" : l.pass == ir::Pass::Forward ? "fwd" : "bwd", ms(l.measured_s).c_str(), ms(l.before_s).c_str(),
                   pct(l.before_s, l.measured_s).c_str(), ms(l.after_s).c_str(), pct(l.after_s, l.measured_s).c_str(),
                   ms(l.roofline_s).c_str(), l.below_roofline ? " !" : "");
   }
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
       for (const auto& n : r.networks) {
         std::vector<validate::MeasuredPass> passes;
         for (const auto& l : r.layers)
-          if (l.network == n.network) passes.push_back({l.layer, l.pass, l.measured_s});
+          if (l.network == n.network && !l.train) passes.push_back({l.layer, l.pass, l.measured_s});
         const std::string path =
             r.networks.size() == 1 ? measurements : validate::measurements_path(measurements, n.network);
         engine::io::write_file_atomically(path, validate::measurements_csv(passes));

@@ -77,7 +77,8 @@ FitResult fit_ppp(const std::vector<FitSample>& samples, const FitOptions& optio
   for (Eigen::Index r = 0; r < rows; ++r) {
     const FitSample& s = samples[static_cast<std::size_t>(r)];
     const Eigen::Index c = column.at({s.op_class, s.pass});
-    const double w = 1.0 / s.measured;   // relative error
+    // Residuals are in seconds; see fit.hpp for why this weight.
+    const double w = s.network_time > 0 ? 1.0 / std::sqrt(s.measured * s.network_time) : 1.0 / s.measured;
     a(r, c) = s.compute_time * w;
     a(r, c + 1) = s.memory_time * w;
     // u = 1 + y: the 100 %-of-peak part of the prediction moves to the right-hand side.

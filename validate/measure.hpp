@@ -38,6 +38,9 @@ struct PassTiming {
 struct LayerTiming {
   ir::LayerId id = 0;
   PassTiming forward;                  // inference (eval mode, no autograd)
+  // Training-mode forward with autograd recording, as a training step runs it (batch statistics,
+  // saved tensors, argmax indices): timed where the backward is, absent elsewhere.
+  std::optional<PassTiming> forward_train;
   std::optional<PassTiming> backward;  // absent where the layer needs no gradient at all
 };
 

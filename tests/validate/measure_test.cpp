@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace ridge;
 
 namespace {
@@ -49,6 +51,8 @@ TEST_CASE("every layer is timed forward, and backward exactly where a gradient f
     CHECK(l.forward.median_s > 0);
     CHECK(l.forward.runs >= 1);
     CHECK(l.backward.has_value() == grad[l.id]);
+    CHECK(l.forward_train.has_value() == grad[l.id]);   // timed beside the backward, as a step runs it
+    if (l.forward_train) CHECK(l.forward_train->median_s > 0);
   }
   CHECK(t.inference_s > 0);
   CHECK(t.training_step_s > t.inference_s);   // a step does a forward and more
@@ -86,6 +90,8 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   CHECK(back.ppp.size() == r.device.ppp.size());
   CHECK(back.provenance.size() == r.device.provenance.size());
   CHECK(back.measured_bandwidth.has_value());
+  CHECK(back.provenance.front().find("1 CPU threads") != std::string::npos);   // o.threads defaults to 1
+  CHECK(std::any_of(r.layers.begin(), r.layers.end(), [](const auto& l) { return l.train; }));
   for (const auto& [key, e] : back.ppp) {
     if (e.compute) CHECK((e.compute->value > 0 && e.compute->value <= 1));
     if (e.memory) CHECK((e.memory->value > 0 && e.memory->value <= 1));
