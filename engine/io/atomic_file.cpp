@@ -59,10 +59,45 @@ class TempFile {
   std::string path_;
 };
 
+void write_all(const std::filesystem::path& path, int fd, std::string_view contents) {
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write", errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// A device, FIFO or socket (`-o /dev/null`, `-o /dev/stdout` on a pipe, a process substitution) has no
+// contents to replace, and renaming over it would replace the node itself (as root, /dev/null would
+// become a regular file): write through it instead.
+void write_through(const std::filesystem::path& path, std::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, "open", errno);
+  TempFile file(fd, "");   // closes it on every exit; there is no temporary to remove
+  write_all(path, fd, contents);
+  if (file.close() != 0) fail(path, "close", errno);
+}
+
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  if (path.empty()) throw FileError("cannot write a file with an empty name");
+void write_file_atomically(const std::filesystem::path& path_given, std::string_view contents) {
+  if (path_given.empty()) throw FileError("cannot write a file with an empty name");
+  struct stat target {};
+  if (::stat(path_given.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode))
+    return write_through(path_given, contents);
+  // A link to an existing file: replace the file it points to and keep the link, rather than
+  // renaming a regular file over the link.
+  struct stat link {};
+  const bool link_to_file = S_ISREG(target.st_mode) && ::lstat(path_given.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  std::error_code ec;
+  const std::filesystem::path path = link_to_file ? std::filesystem::canonical(path_given, ec) : path_given;
+  if (ec) fail(path_given, "cannot resolve the link", ec.value());
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::string temp_name = ".";   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
   temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
@@ -84,17 +119,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   }
   if (::fchmod(file.fd(), mode) != 0) fail(path, "fchmod", errno);
 
-  const char* p = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t n = ::write(file.fd(), p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(path, "write", errno);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  write_all(path, file.fd(), contents);
   if (::fsync(file.fd()) != 0) fail(path, "fsync", errno);
   if (file.close() != 0) fail(path, "close", errno);
   if (::rename(temp.c_str(), path.c_str()) != 0) fail(path, "rename", errno);

@@ -15,7 +15,8 @@ struct FileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Replaces `path` with `contents`. A new file gets mode 0644 (less the umask); an existing file keeps
+// Replaces `path` with `contents`. A link to a file replaces the file and keeps the link; a device,
+// FIFO or socket (`/dev/null`, `/dev/stdout` on a pipe) is written through, not replaced. A new file gets mode 0644 (less the umask); an existing file keeps
 // its mode. Throws FileError naming the path and the system's reason.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
