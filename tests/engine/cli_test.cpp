@@ -1,5 +1,6 @@
 // The simulate program, run as a user would. Output goes through files, not pipes, to keep it simple.
 #include "engine/json_parse.hpp"
+#include "support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,10 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
+using Run = ridge::testing::ProgramRun;
+using ridge::testing::slurp;
 
 fs::path dir() {
   const fs::path d = fs::temp_directory_path() / ("ridge-cli-" + std::to_string(::getpid()));
@@ -26,19 +25,7 @@ fs::path dir() {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Run simulate(const std::string& args) {
-  const fs::path out = dir() / "stdout", err = dir() / "stderr";
-  const std::string cmd = std::string("'") + RIDGE_SIMULATE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
-}
+Run simulate(const std::string& args) { return ridge::testing::run_program(RIDGE_SIMULATE, args, dir()); }
 
 std::string file(const std::string& folder, const std::string& name) { return folder + "/" + name; }
 

@@ -2,6 +2,7 @@
 // diagnostic on stderr, nothing on stdout, and with -o the previous file untouched and no temporary
 // left behind.
 #include "hostile.hpp"
+#include "support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,11 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  bool exited = false;   // false: killed by a signal (a crash)
-  int status = -1;
-  std::string out, err;
-};
+using Run = ridge::testing::ProgramRun;
+using ridge::testing::slurp;
 
 fs::path dir() {
   const fs::path d = ridge::reliability::scratch() / "cli";
@@ -28,22 +26,13 @@ fs::path dir() {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
+// Captured output goes beside dir(), not in it: tests count the entries of dir() to spot leftovers.
 Run simulate(const std::string& args) {
-  const fs::path out = dir().parent_path() / "stdout", err = dir().parent_path() / "stderr";
-  const std::string cmd = std::string("'") + RIDGE_SIMULATE + "' " + args + " >" + q(out) + " 2>" + q(err);
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
+  return ridge::testing::run_program(RIDGE_SIMULATE, args, dir().parent_path());
 }
 
 // A failed run: exited normally with status 1, said why on stderr, printed nothing on stdout.

@@ -3,6 +3,7 @@
 #include "fixtures.hpp"
 
 #include "engine/json_parse.hpp"
+#include "support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -17,28 +18,13 @@ using ridge::testing::Json;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Run = ridge::testing::ProgramRun;
+using ridge::testing::slurp;
 
 std::string model(const char* n) { return std::string("'") + RIDGE_MODELS_DIR + "/" + n + ".net'"; }
 std::string hw(const char* n) { return std::string("'") + RIDGE_HW_DIR + "/" + n + ".hw'"; }
 
-Run simulate(const std::string& args) {
-  const fs::path dir = ridge::testing::temp_dir();
-  const fs::path out = dir / "cli.out", err = dir / "cli.err";
-  const std::string cmd = std::string("'") + RIDGE_SIMULATE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
-}
+Run simulate(const std::string& args) { return ridge::testing::run_program(RIDGE_SIMULATE, args, ridge::testing::temp_dir()); }
 
 }  // namespace
 
