@@ -121,6 +121,14 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : "") + " at batch " + std::to_string(o.batch));
     TorchProgram program(cn.network, {.device = device, .dtype = dtype});
     Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, o.measure)};
+    for (const LayerTiming& lt : m.timing.layers) {
+      const auto add_gpu = [&](const PassTiming& t) {
+        if (t.gpu) cupti::accumulate(result.gpu_activity, *t.gpu);
+      };
+      add_gpu(lt.forward);
+      if (lt.forward_train) add_gpu(*lt.forward_train);
+      if (lt.backward) add_gpu(*lt.backward);
+    }
     const double bw = m.before.device.bandwidth;
     // Three kinds of sample: eval forward, training-mode forward (both fit the forward PPP, as the
     // engine times both with it) and backward; each kind's network time T weights its rows (fit.hpp).

@@ -71,6 +71,9 @@ struct CalibrationResult {
   double copy_bandwidth = 0.0;
   std::vector<LayerComparison> layers;
   std::vector<NetworkComparison> networks;
+  // GPU only: device time of every measured layer pass (the median run of each), summed, by kernel
+  // family and by kernel name, for the report's breakdown. Empty on the CPU.
+  cupti::LayerActivity gpu_activity;
   std::vector<std::string> notes;
 };
 

@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -21,6 +22,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <vector>
 
 namespace {
 
@@ -55,6 +57,26 @@ std::string pct(double predicted, double measured) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", (predicted - measured) / measured * 100.0);
   return buf;
+}
+
+// GPU runs only: where the device time went, by kernel family and by the kernels that took most.
+void print_gpu_breakdown(const validate::cupti::LayerActivity& gpu) {
+  if (gpu.busy_s <= 0.0) return;
+  std::printf("\nGPU time of the measured layer passes by kernel family (%d kernels, %d copies, %s ms):\n",
+              gpu.kernels, gpu.copies, ms(gpu.busy_s).c_str());
+  for (const auto& [family, s] : gpu.by_family)
+    std::printf("  %-14s %10s ms %6.1f%%\n", std::string(validate::cupti::family_name(family)).c_str(), ms(s).c_str(),
+                100.0 * s / gpu.busy_s);
+  std::vector<std::pair<double, std::string>> kernels;
+  for (const auto& [name, s] : gpu.by_kernel) kernels.emplace_back(s, name);
+  std::sort(kernels.rbegin(), kernels.rend());
+  const std::size_t shown = std::min<std::size_t>(kernels.size(), 10);
+  std::printf("Top %zu kernels:\n", shown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const std::string algorithm = validate::cupti::conv_algorithm(kernels[i].second);
+    const std::string tag = algorithm.empty() ? std::string() : std::string(" [").append(algorithm).append("]");
+    std::printf("  %10s ms  %s%s\n", ms(kernels[i].first).c_str(), kernels[i].second.substr(0, 100).c_str(), tag.c_str());
+  }
 }
 
 void print_report(const validate::CalibrationResult& r, bool all_layers) {
@@ -95,6 +117,7 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
     std::printf("Median error, %s networks (%zu): inference %.1f%% -> %.1f%%, training step %.1f%% -> %.1f%%\n",
                 holdout ? "held-out" : "fitted", b.networks, b.infer * 100, a.infer * 100, b.train * 100, a.train * 100);
   }
+  print_gpu_breakdown(r.gpu_activity);
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
