@@ -1,6 +1,7 @@
 // libFuzzer target for the `.net` front end: bytes -> parse + elaborate -> simulate on a fixed
 // device at a few batches and precisions -> render.
 #include "fuzz_common.hpp"
+#include "support/fixed_device.hpp"
 
 #include <optional>
 
@@ -8,20 +9,7 @@ namespace {
 
 // A small fixed device with every precision, so the network is what varies.
 const ridge::ir::Device& device() {
-  static const ridge::ir::Device d = ridge::lang::parse_device(R"(device "fuzz" {
-  kind = gpu
-  source = "fixed device for fuzzing"
-  peak.fp64 = 1 TFLOP/s
-  peak.fp32 = 10 TFLOP/s
-  matrix.fp16 = 100 TFLOP/s
-  matrix.bf16 = 100 TFLOP/s
-  matrix.tf32 = 50 TFLOP/s
-  matrix.int8 = 200 TOP/s
-  memory.size = 16 GiB
-  memory.bandwidth = 1 TB/s
-  launch_overhead = 5 us
-}
-)", "fuzz.hw");
+  static const ridge::ir::Device d = ridge::lang::parse_device(ridge::testing::kFixedDeviceHw, "fuzz.hw");
   return d;
 }
 

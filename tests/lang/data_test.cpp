@@ -22,12 +22,6 @@ ir::Network net(const std::string& body, const std::string& top = "") {
   return lang::parse_network(top + "network n {\n  input x: [4]\n" + body + "\n  return x\n}\n", "data.net");
 }
 
-std::string caret(int col) {
-  std::string s = "\n";
-  s.append(static_cast<std::size_t>(col - 1), ' ').append("^\n");
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("lists and tuples are indexed from the front and, with negative indices, from the back") {
@@ -141,10 +135,5 @@ TEST_CASE("bad indexing, loops and constants are reported at the construct with 
   }));
   // clang-format on
   INFO(what);
-  const std::string error = test::error_of(text);
-  INFO(error);
-  const std::string where = "bad.net:" + std::to_string(line) + ":" + std::to_string(col) + ": error: ";
-  CHECK_THAT(error, Catch::StartsWith(where));
-  CHECK_THAT(error, Catch::Contains(message));
-  CHECK_THAT(error, Catch::Contains(caret(col)));
+  test::check_rejected(text, line, col, message);
 }

@@ -10,13 +10,6 @@ using namespace ridge;
 
 namespace {
 
-// The caret line for column `col`: col-1 spaces, then '^'.
-std::string caret(int col) {
-  std::string s = "\n";
-  s.append(static_cast<std::size_t>(col - 1), ' ').append("^\n");
-  return s;
-}
-
 std::string repeat(const std::string& s, int n) {
   std::string out;
   for (int i = 0; i < n; ++i) out += s;
@@ -91,12 +84,7 @@ TEST_CASE("bad .net input is reported at the right place with what was expected"
   }));
   // clang-format on
   INFO(what);
-  const std::string error = test::error_of(text);
-  INFO(error);
-  const std::string where = "bad.net:" + std::to_string(line) + ":" + std::to_string(col) + ": error: ";
-  CHECK_THAT(error, Catch::StartsWith(where));
-  CHECK_THAT(error, Catch::Contains(message));
-  CHECK_THAT(error, Catch::Contains(caret(col)));
+  test::check_rejected(text, line, col, message);
 }
 
 TEST_CASE("an empty file is an error at 1:1") {

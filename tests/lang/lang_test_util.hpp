@@ -4,6 +4,8 @@
 #include "ir/ops.hpp"
 #include "parse.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <string>
 
 namespace ridge::test {
@@ -22,6 +24,24 @@ inline std::string error_of(const std::string& text, const lang::Overrides& over
     return e.what();
   }
   return "";
+}
+
+// The caret line for column `col`: col-1 spaces, then '^'.
+inline std::string caret(int col) {
+  std::string s = "\n";
+  s.append(static_cast<std::size_t>(col - 1), ' ').append("^\n");
+  return s;
+}
+
+// `text` must be refused at line:col of bad.net with `message`, the source line and a caret.
+inline void check_rejected(const std::string& text, int line, int col, const std::string& message) {
+  const std::string error = error_of(text);
+  INFO(error);
+  std::string where = "bad.net:";
+  where.append(std::to_string(line)).append(":").append(std::to_string(col)).append(": error: ");
+  CHECK_THAT(error, Catch::StartsWith(where));
+  CHECK_THAT(error, Catch::Contains(message));
+  CHECK_THAT(error, Catch::Contains(caret(col)));
 }
 
 }  // namespace ridge::test

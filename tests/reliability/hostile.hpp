@@ -6,6 +6,7 @@
 #include "engine/simulate.hpp"
 #include "engine/timing.hpp"
 #include "parse.hpp"
+#include "support/fixed_device.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -52,21 +53,7 @@ double seconds(F&& f) {
 
 // A device with every precision, the one the fuzz targets use.
 inline ir::Device test_device() {
-  return lang::parse_device(R"(device "test" {
-  kind = gpu
-  source = "a fixed device for tests"
-  peak.fp64 = 1 TFLOP/s
-  peak.fp32 = 10 TFLOP/s
-  matrix.fp16 = 100 TFLOP/s
-  matrix.bf16 = 100 TFLOP/s
-  matrix.tf32 = 50 TFLOP/s
-  matrix.int8 = 200 TOP/s
-  memory.size = 16 GiB
-  memory.bandwidth = 1 TB/s
-  launch_overhead = 5 us
-}
-)",
-                            "test.hw");
+  return lang::parse_device(testing::kFixedDeviceHw, "test.hw");
 }
 
 // Every figure a report carries must be finite and non-negative: no inf or NaN reaches a user (the
