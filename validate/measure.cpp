@@ -33,12 +33,7 @@ class PassTimer {
   PassTiming time(ir::LayerId layer, int pass, Run&& run) {
     if (o_.stop && o_.stop->load()) throw Interrupted();
     for (int i = 0; i < o_.warmup; ++i) run();
-    if (tracer_) {
-      cupti::device_synchronize();
-      std::vector<cupti::ActivityRecord> discard;
-      std::vector<cupti::ExternalCorrelation> discard_c;
-      tracer_->collect(discard, discard_c);   // warm-up work is not this pass's measurement
-    }
+    if (tracer_) (void)tracer_->collect();   // waits for the device; warm-up work is not this pass's measurement
     std::vector<double> host;
     const auto start = Clock::now();
     for (int r = 0; r < std::max(1, o_.repeats); ++r) {
@@ -55,10 +50,8 @@ class PassTimer {
       t.median_s = median(host);
       return t;
     }
-    std::vector<cupti::ActivityRecord> records;
-    std::vector<cupti::ExternalCorrelation> correlations;
-    tracer_->collect(records, correlations);
-    const cupti::JoinResult joined = cupti::join(records, correlations);
+    const cupti::ActivityLog log = tracer_->collect();
+    const cupti::JoinResult joined = cupti::join(log.records, log.correlations, log.windows);
     std::vector<std::pair<double, cupti::LayerActivity>> runs;
     for (int r = 0; r < t.runs; ++r) {
       const auto it = joined.layers.find(external_id(layer, pass, r));
@@ -92,11 +85,7 @@ class PassTimer {
         times.push_back(seconds_since(t0));
       }
     }
-    if (tracer_) {   // whole-network runs carry no correlation id; drop their records
-      std::vector<cupti::ActivityRecord> discard;
-      std::vector<cupti::ExternalCorrelation> discard_c;
-      tracer_->collect(discard, discard_c);
-    }
+    if (tracer_) (void)tracer_->collect();   // whole-network runs carry no correlation id; drop their records
     return median(times);
   }
 

@@ -30,6 +30,35 @@ TEST_CASE("records are joined to layers through the external correlation records
   CHECK_THAT(r.unattributed.busy_s, WithinRel(1e-7, 1e-12));
 }
 
+TEST_CASE("work launched on another thread is attributed to the window it ran in") {
+  // LibTorch runs a CUDA backward on its autograd device thread, where the caller's pushed id is not
+  // seen: those kernels come with no external correlation, inside the run's push/pop window.
+  const std::vector<ActivityRecord> records{
+      {ActivityKind::Kernel, "void cudnn::engines_precompiled::dgrad_kernel", 1200, 1900, 31, 0},   // run 7
+      {ActivityKind::Kernel, "void cudnn::engines_precompiled::wgrad_kernel", 1900, 2400, 32, 0},   // run 7
+      {ActivityKind::Kernel, "sm90_xmma_gemm_f32f32", 3100, 3600, 41, 0},                             // run 8
+      {ActivityKind::Kernel, "void at::native::vectorized_elementwise_kernel", 2600, 2700, 51, 0},   // between runs
+      {ActivityKind::Kernel, "void at::native::reduce_kernel", 3900, 4200, 61, 0},   // starts in run 8, ends after it
+  };
+  const std::vector<Window> windows{{8, 3000, 4000}, {7, 1000, 2500}};   // any order
+  const JoinResult r = join(records, {}, windows);
+  REQUIRE(r.layers.size() == 2);
+  CHECK(r.layers.at(7).kernels == 2);
+  CHECK_THAT(r.layers.at(7).busy_s, WithinRel(1.2e-6, 1e-12));
+  CHECK(r.layers.at(8).kernels == 1);
+  CHECK_THAT(r.layers.at(8).busy_s, WithinRel(0.5e-6, 1e-12));
+  CHECK(r.by_window == 3);
+  CHECK(r.unattributed.kernels == 2);
+}
+
+TEST_CASE("an external correlation outranks the window a record lies in") {
+  const std::vector<ActivityRecord> records{{ActivityKind::Kernel, "k", 1500, 1600, 11, 0}};
+  const JoinResult r = join(records, {{5, 11}}, {{9, 1000, 2000}});
+  CHECK(r.layers.count(5) == 1);
+  CHECK(r.layers.count(9) == 0);
+  CHECK(r.by_window == 0);
+}
+
 TEST_CASE("a record with an end before its start adds no time") {
   const JoinResult r = join({{ActivityKind::Kernel, "k", 5000, 0, 1, 0}}, {{7, 1}});
   CHECK(r.layers.at(7).busy_s == 0.0);

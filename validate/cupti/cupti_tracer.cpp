@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ridge::validate::cupti {
 namespace {
@@ -98,7 +99,7 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
         break;
       }
       default:
-        break;   // runtime API records: enabled only so CUPTI emits the external correlations
+        break;   // runtime and driver API records: enabled only so CUPTI emits the external correlations
     }
   }
   std::size_t dropped = 0;
@@ -111,10 +112,18 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
   s.dropped += dropped;
 }
 
+std::uint64_t cupti_now() {
+  std::uint64_t t = 0;
+  check(cuptiGetTimestamp(&t), "read the timestamp");
+  return t;
+}
+
 class CuptiTracer final : public ActivityTracer {
  public:
   CuptiTracer() {
-    check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register buffer callbacks");
+    // The buffer callbacks belong to the process, not to one tracer: register them once.
+    static const CUptiResult registered = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    check(registered, "register buffer callbacks");
     for (const auto kind : kKinds) check(cuptiActivityEnable(kind), "enable activity kind");
   }
   ~CuptiTracer() override {
@@ -126,26 +135,34 @@ class CuptiTracer final : public ActivityTracer {
 
   void push(std::uint64_t id) override {
     check(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id), "push correlation id");
+    open_ = Window{id, cupti_now(), 0};
   }
   void pop() override {
     std::uint64_t last = 0;
     check(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last), "pop correlation id");
+    open_.end_ns = cupti_now();
+    windows_.push_back(open_);
   }
-  void collect(std::vector<ActivityRecord>& records, std::vector<ExternalCorrelation>& correlations) override {
+  ActivityLog collect() override {
     check(cudaDeviceSynchronize(), "synchronize");
     check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "flush");
+    ActivityLog log;
+    log.windows = std::exchange(windows_, {});
     auto& s = sink();
     const std::lock_guard lock(s.mutex);
-    records = std::move(s.records);
-    correlations = std::move(s.correlations);
-    s.records.clear();
-    s.correlations.clear();
+    log.records = std::exchange(s.records, {});
+    log.correlations = std::exchange(s.correlations, {});
+    return log;
   }
 
  private:
+  // RUNTIME and DRIVER records are not read: CUPTI emits an external correlation only for an API call
+  // it records, and cuBLAS and cuDNN launch many kernels through the driver API.
   static constexpr CUpti_ActivityKind kKinds[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME};
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+  Window open_{};
+  std::vector<Window> windows_;
 };
 
 class CudaEventTimer final : public EventTimer {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <iterator>
 #include <unordered_map>
 
 namespace ridge::validate::cupti {
@@ -82,20 +83,36 @@ void accumulate(LayerActivity& a, const LayerActivity& b) {
   for (const auto& [k, s] : b.by_kernel) a.by_kernel[k] += s;
 }
 
-JoinResult join(const std::vector<ActivityRecord>& records, const std::vector<ExternalCorrelation>& correlations) {
+JoinResult join(const std::vector<ActivityRecord>& records, const std::vector<ExternalCorrelation>& correlations,
+                const std::vector<Window>& windows) {
   std::unordered_map<std::uint32_t, std::uint64_t> owner;
   for (const auto& c : correlations) owner.emplace(c.correlation_id, c.external_id);
+  std::vector<Window> by_start = windows;
+  std::sort(by_start.begin(), by_start.end(), [](const Window& a, const Window& b) { return a.start_ns < b.start_ns; });
+  // The window wholly containing [start, end], if any: the last one to open at or before start.
+  const auto window_of = [&](const ActivityRecord& r) -> const Window* {
+    const auto after = std::upper_bound(by_start.begin(), by_start.end(), r.start_ns,
+                                        [](std::uint64_t t, const Window& w) { return t < w.start_ns; });
+    if (after == by_start.begin()) return nullptr;
+    const Window& w = *std::prev(after);
+    return std::max(r.start_ns, r.end_ns) <= w.end_ns ? &w : nullptr;
+  };
   JoinResult result;
   for (const auto& r : records) {
-    const auto it = owner.find(r.correlation_id);
-    LayerActivity& into = it == owner.end() ? result.unattributed : result.layers[it->second];
+    LayerActivity* into = &result.unattributed;
+    if (const auto it = owner.find(r.correlation_id); it != owner.end()) {
+      into = &result.layers[it->second];
+    } else if (const Window* w = window_of(r)) {
+      into = &result.layers[w->external_id];
+      ++result.by_window;
+    }
     // A record whose end precedes its start (CUPTI reports 0 for one it could not time) adds nothing.
     const double seconds = r.end_ns > r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-9 : 0.0;
-    into.busy_s += seconds;
-    if (r.kind == ActivityKind::Kernel) ++into.kernels;
-    else ++into.copies;
-    into.by_family[classify(r)] += seconds;
-    into.by_kernel[r.name] += seconds;
+    into->busy_s += seconds;
+    if (r.kind == ActivityKind::Kernel) ++into->kernels;
+    else ++into->copies;
+    into->by_family[classify(r)] += seconds;
+    into->by_kernel[r.name] += seconds;
   }
   return result;
 }

@@ -6,6 +6,13 @@
 // correlation id (the layer id). CUPTI then emits, for every runtime/driver API call made inside, an
 // EXTERNAL_CORRELATION record {external id, correlation id}; the kernel, memcpy and memset records
 // carry the same correlation id. So: correlation id -> external id -> layer.
+//
+// That join sees only work launched on the thread that pushed the id: CUPTI keeps the external id
+// stack per CPU thread, and LibTorch runs a CUDA backward on its autograd engine's device thread,
+// never on the caller's. So each push/pop also records its time window on CUPTI's clock, and a
+// record that no correlation claims is attributed to the window it ran in. The measurement waits
+// for the device before each push and before each pop, so windows never overlap and a record lies
+// inside the window of the run that launched it.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +39,14 @@ struct ExternalCorrelation {
   std::uint32_t correlation_id = 0;
 };
 
+// One run between a push and a pop: its external id and its span on CUPTI's clock (the clock of the
+// records' timestamps).
+struct Window {
+  std::uint64_t external_id = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
 // Families the report breaks GPU time down by.
 enum class KernelFamily { Gemm, Conv, Elementwise, Reduction, Copy, Communication, Other };
 std::string_view family_name(KernelFamily f);
@@ -55,11 +70,14 @@ struct LayerActivity {
 
 struct JoinResult {
   std::map<std::uint64_t, LayerActivity> layers;     // by external id
-  LayerActivity unattributed;                        // records with no external correlation
+  LayerActivity unattributed;                        // records with no external correlation and no window
+  int by_window = 0;                                 // records attributed by their window alone
 };
 
-// Joins activity records to external ids on correlation id and sums them per id.
-JoinResult join(const std::vector<ActivityRecord>& records, const std::vector<ExternalCorrelation>& correlations);
+// Joins activity records to external ids on correlation id, else (for work launched on another
+// thread) on the window that holds the record, and sums them per id.
+JoinResult join(const std::vector<ActivityRecord>& records, const std::vector<ExternalCorrelation>& correlations,
+                const std::vector<Window>& windows = {});
 
 // Adds b into a (for summing repeats or layers).
 void accumulate(LayerActivity& a, const LayerActivity& b);

@@ -11,14 +11,22 @@
 
 namespace ridge::validate::cupti {
 
+// What a tracer gathered: the records, CUPTI's external correlations, and the window of each push/pop.
+struct ActivityLog {
+  std::vector<ActivityRecord> records;
+  std::vector<ExternalCorrelation> correlations;
+  std::vector<Window> windows;
+};
+
 class ActivityTracer {
  public:
   virtual ~ActivityTracer() = default;
   // Attribute the device work of the calls that follow to `external_id` (a layer id), until pop().
+  // The caller waits for the device before each, so the window between them holds only this work.
   virtual void push(std::uint64_t external_id) = 0;
   virtual void pop() = 0;
-  // Flush CUPTI's buffers and hand over (and forget) every record gathered so far.
-  virtual void collect(std::vector<ActivityRecord>& records, std::vector<ExternalCorrelation>& correlations) = 0;
+  // Flush CUPTI's buffers and hand over (and forget) everything gathered so far.
+  virtual ActivityLog collect() = 0;
 };
 
 // True where this build has CUPTI (RIDGE_HAVE_CUPTI) and a CUDA device is present.
