@@ -5,10 +5,12 @@
 #include "engine/simulate.hpp"
 
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -50,6 +52,37 @@ double rel(double predicted, double measured) { return relative_error(predicted,
 
 }  // namespace
 
+DeviceChoice parse_device(std::string_view text) {
+  if (text == "cpu") return {false, 0};
+  if (text == "cuda") return {true, 0};
+  constexpr std::string_view prefix = "cuda:";
+  if (text.starts_with(prefix)) {
+    const std::string_view digits = text.substr(prefix.size());
+    int index = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (!digits.empty() && ec == std::errc{} && end == digits.data() + digits.size() && index >= 0 && index < 1024)
+      return {true, index};
+  }
+  throw std::invalid_argument("--device must be cpu, cuda or cuda:N, not '" + std::string(text) + "'");
+}
+
+namespace {
+
+// Where --device cuda cannot run, say why before anything is measured: Debian's LibTorch has no CUDA,
+// and its CUDA stubs would otherwise fail deep inside the first tensor op.
+void require_cuda_device(int index) {
+  const auto count = static_cast<int>(torch::cuda::device_count());
+  if (!at::hasCUDA())
+    throw std::invalid_argument("this LibTorch (" + libtorch_version() +
+                                ") was built without CUDA; Debian's libtorch-dev is CPU-only. Build calibrate "
+                                "against a CUDA LibTorch to measure a GPU (README, \"On a GPU\")");
+  if (index >= count)
+    throw std::invalid_argument("--device cuda:" + std::to_string(index) + ": this machine has " +
+                                std::to_string(count) + " CUDA device(s)");
+}
+
+}  // namespace
+
 at::ScalarType torch_dtype(ir::Precision p) {
   switch (p) {
     case ir::Precision::FP64: return at::kDouble;
@@ -85,6 +118,7 @@ ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdo
 }
 
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const CalibrateOptions& o) {
+  if (o.cuda) require_cuda_device(o.cuda_index);
   const at::Device device = o.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(o.cuda_index)) : at::Device(at::kCPU);
   const at::ScalarType dtype = torch_dtype(o.precision);
   if (o.precision == ir::Precision::TF32) {

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridge::validate {
@@ -87,6 +88,13 @@ struct ErrorSummary {
   std::size_t networks = 0;
 };
 ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool holdout, bool after);
+
+// --device: "cpu", "cuda" (device 0) or "cuda:N". Throws std::invalid_argument for anything else.
+struct DeviceChoice {
+  bool cuda = false;
+  int index = 0;
+};
+DeviceChoice parse_device(std::string_view text);
 
 // The torch dtype of a precision; throws std::invalid_argument for one LibTorch cannot run (int8).
 at::ScalarType torch_dtype(ir::Precision precision);

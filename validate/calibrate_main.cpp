@@ -154,9 +154,9 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   try {
     validate::CalibrateOptions o;
-    o.cuda = device.rfind("cuda", 0) == 0;
-    if (o.cuda && device.size() > 5) o.cuda_index = std::stoi(device.substr(5));
-    else if (!o.cuda && device != "cpu") throw std::invalid_argument("--device must be cpu, cuda or cuda:N, not '" + device + "'");
+    const auto [cuda, index] = validate::parse_device(device);
+    o.cuda = cuda;
+    o.cuda_index = index;
     o.batch = batch;
     const auto precision = ir::precision_from_name(dtype);
     if (!precision) throw std::invalid_argument("unknown --dtype '" + dtype + "'");
@@ -198,6 +198,10 @@ int main(int argc, char** argv) {
     return 130;
   } catch (const lang::Error& e) {
     std::cerr << e.what() << std::endl;
+    return 1;
+  } catch (const c10::Error& e) {
+    // LibTorch's own errors carry a C++ backtrace of its internals: the message alone says what failed.
+    std::cerr << "calibrate: error: LibTorch: " << e.what_without_backtrace() << std::endl;
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "calibrate: error: " << e.what() << std::endl;

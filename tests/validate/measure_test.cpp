@@ -97,3 +97,24 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
     if (e.memory) CHECK((e.memory->value > 0 && e.memory->value <= 1));
   }
 }
+
+TEST_CASE("the device option takes cpu, cuda and cuda:N and nothing else") {
+  CHECK_FALSE(validate::parse_device("cpu").cuda);
+  CHECK(validate::parse_device("cuda").cuda);
+  CHECK(validate::parse_device("cuda").index == 0);
+  CHECK(validate::parse_device("cuda:3").index == 3);
+  for (const char* bad : {"", "gpu", "CUDA", "cuda:", "cuda:-1", "cuda:x", "cuda:1x", "cudax", "cuda:99999999999"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(validate::parse_device(bad), Catch::Contains("cpu, cuda or cuda:N"));
+  }
+}
+
+TEST_CASE("calibrate --device cuda without a CUDA LibTorch says so before measuring anything") {
+  if (at::hasCUDA()) {
+    WARN("this LibTorch has CUDA: nothing to check");
+    return;
+  }
+  validate::CalibrateOptions o;
+  o.cuda = true;
+  CHECK_THROWS_WITH(validate::calibrate({{small_cnn("small", 4), false}}, o), Catch::Contains("built without CUDA"));
+}
