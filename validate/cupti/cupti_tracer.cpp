@@ -159,7 +159,7 @@ class CuptiTracer final : public ActivityTracer {
   // RUNTIME and DRIVER records are not read: CUPTI emits an external correlation only for an API call
   // it records, and cuBLAS and cuDNN launch many kernels through the driver API.
   static constexpr CUpti_ActivityKind kKinds[] = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
       CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
   Window open_{};
   std::vector<Window> windows_;
