@@ -10,10 +10,10 @@ NetworkBuilder::NetworkBuilder(std::string network_name, ir::Shape input_shape) 
   network_.name = std::move(network_name);
   ir::Layer in;
   in.name = "input";
-  in.op = ir::Op::Input;
-  in.attrs.shape = input_shape;
+  in.op = ir::kInputOp;
+  in.attrs.set("shape", std::move(input_shape));
   try {
-    in.output = ir::infer_shape(ir::Op::Input, in.attrs, {});
+    in.output = ir::infer_shape(ir::kInputOp, in.attrs, {});
   } catch (const ir::ShapeError& e) {
     throw BuildError("input: " + std::string(e.what()));
   }
@@ -32,16 +32,19 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
                                             std::string name) {
   for (Value v : inputs)
     if (v >= network_.layers.size()) throw BuildError("a value from another builder was used");
+  const ir::OpSpec& spec = ir::spec(op);
   ir::Layer l;
   l.op = op;
-  l.attrs = std::move(attrs);
   l.inputs = std::move(inputs);
   l.origin = origin_;
-  l.name = name_for(ir::op_name(op), std::move(name));
+  l.name = name_for(spec.name, std::move(name));
   // A set, not a scan of the layers: a scan makes a 100,000-layer network quadratic.
   if (l.name == "input" || names_.count(l.name)) throw BuildError("two layers are named '" + l.name + "'");
   try {
-    l.output = ir::infer_shape(op, l.attrs, ir::input_shapes(network_, l));
+    const std::vector<ir::Shape> shapes = ir::input_shapes(network_, l);
+    l.attrs = ir::bind_attrs(spec, attrs, shapes);
+    l.output = ir::infer_shape(op, l.attrs, shapes);
+    if (const auto tied = ir::tied_to(l)) check_tied(l, *tied, shapes);
   } catch (const ir::ShapeError& e) {
     throw BuildError(l.name + ": " + e.what());
   }
@@ -50,83 +53,73 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   return network_.layers.size() - 1;
 }
 
+// Tied weights are one tensor used twice (GPT-2's token embedding and output head): the owner must
+// exist already and hold exactly as many weights as this layer reads.
+void NetworkBuilder::check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const {
+  if (owner == 0 || owner >= network_.layers.size()) throw ir::ShapeError("'tied' must name a layer made earlier");
+  const ir::Layer& o = network_.layers[owner];
+  if (ir::tied_to(o)) throw ir::ShapeError("'tied' names '" + o.name + "', which is itself tied; name its owner");
+  const std::int64_t theirs = ir::parameter_count(o, ir::input_shapes(network_, o));
+  const std::int64_t mine = ir::weight_count(l, shapes);
+  if (theirs != mine)
+    throw ir::ShapeError("'tied' names '" + o.name + "' with " + std::to_string(theirs) + " parameters, but this layer needs " +
+                         std::to_string(mine));
+}
+
+NetworkBuilder::Value NetworkBuilder::call(std::string_view op_name, std::vector<Value> inputs, ir::Attrs attrs,
+                                           std::string name) {
+  const auto op = ir::find_op(op_name);
+  if (!op) throw BuildError("no op is named '" + std::string(op_name) + "'");
+  return layer(*op, std::move(attrs), std::move(inputs), std::move(name));
+}
+
 NetworkBuilder::Value NetworkBuilder::conv(Value x, std::int64_t out, std::int64_t kernel, ConvOptions o,
                                            std::string name) {
-  ir::Attrs a;
-  a.out = out;
-  a.kernel = {kernel, kernel};
-  a.stride = {o.stride, o.stride};
-  a.padding = {o.padding, o.padding};
-  a.dilation = {o.dilation, o.dilation};
-  a.groups = o.groups;
-  a.bias = o.bias;
-  return layer(ir::Op::Conv, a, {x}, std::move(name));
+  return call("conv", {x},
+              {{"out", out}, {"kernel", kernel}, {"stride", o.stride}, {"pad", o.padding}, {"dilation", o.dilation},
+               {"groups", o.groups}, {"bias", o.bias}},
+              std::move(name));
 }
 
 NetworkBuilder::Value NetworkBuilder::linear(Value x, std::int64_t out, bool bias, std::string name) {
-  ir::Attrs a;
-  a.out = out;
-  a.bias = bias;
-  return layer(ir::Op::Linear, a, {x}, std::move(name));
+  return call("linear", {x}, {{"out", out}, {"bias", bias}}, std::move(name));
 }
-
 NetworkBuilder::Value NetworkBuilder::matmul(Value a, Value b, std::string name) {
-  return layer(ir::Op::MatMul, {}, {a, b}, std::move(name));
+  return call("matmul", {a, b}, {}, std::move(name));
 }
-NetworkBuilder::Value NetworkBuilder::batchnorm(Value x, std::string name) {
-  return layer(ir::Op::BatchNorm, {}, {x}, std::move(name));
-}
-NetworkBuilder::Value NetworkBuilder::layernorm(Value x, std::string name) {
-  return layer(ir::Op::LayerNorm, {}, {x}, std::move(name));
-}
-NetworkBuilder::Value NetworkBuilder::activation(ir::Op op, Value x, std::string name) {
-  return layer(op, {}, {x}, std::move(name));
+NetworkBuilder::Value NetworkBuilder::batchnorm(Value x, std::string name) { return call("batchnorm", {x}, {}, std::move(name)); }
+NetworkBuilder::Value NetworkBuilder::layernorm(Value x, std::string name) { return call("layernorm", {x}, {}, std::move(name)); }
+NetworkBuilder::Value NetworkBuilder::activation(std::string_view op_name, Value x, std::string name) {
+  return call(op_name, {x}, {}, std::move(name));
 }
 
 namespace {
-ir::Attrs pool_attrs(std::int64_t kernel, const PoolOptions& o) {
-  ir::Attrs a;
-  const std::int64_t stride = o.stride == 0 ? kernel : o.stride;
-  a.kernel = {kernel, kernel};
-  a.stride = {stride, stride};
-  a.padding = {o.padding, o.padding};
-  a.ceil_mode = o.ceil_mode;
-  a.count_include_pad = o.count_include_pad;
+ir::Attrs pool_attrs(std::int64_t kernel, const PoolOptions& o, bool avg) {
+  ir::Attrs a{{"kernel", kernel}, {"stride", o.stride == 0 ? kernel : o.stride}, {"pad", o.padding}, {"ceil", o.ceil_mode}};
+  if (avg) a.set("count_include_pad", o.count_include_pad);
   return a;
 }
 }  // namespace
 
 NetworkBuilder::Value NetworkBuilder::maxpool(Value x, std::int64_t kernel, PoolOptions o, std::string name) {
-  return layer(ir::Op::MaxPool, pool_attrs(kernel, o), {x}, std::move(name));
+  return call("maxpool", {x}, pool_attrs(kernel, o, false), std::move(name));
 }
 NetworkBuilder::Value NetworkBuilder::avgpool(Value x, std::int64_t kernel, PoolOptions o, std::string name) {
-  return layer(ir::Op::AvgPool, pool_attrs(kernel, o), {x}, std::move(name));
+  return call("avgpool", {x}, pool_attrs(kernel, o, true), std::move(name));
 }
 NetworkBuilder::Value NetworkBuilder::adaptive_avgpool(Value x, std::int64_t h, std::int64_t w, std::string name) {
-  ir::Attrs a;
-  a.output_size = {h, w};
-  return layer(ir::Op::AdaptiveAvgPool, a, {x}, std::move(name));
+  return call("adaptive_avgpool", {x}, {{"size", std::vector<std::int64_t>{h, w}}}, std::move(name));
 }
 NetworkBuilder::Value NetworkBuilder::dropout(Value x, double p, std::string name) {
-  ir::Attrs a;
-  a.p = p;
-  return layer(ir::Op::Dropout, a, {x}, std::move(name));
+  return call("dropout", {x}, {{"p", p}}, std::move(name));
 }
 NetworkBuilder::Value NetworkBuilder::flatten(Value x, std::int64_t axis, std::string name) {
-  ir::Attrs a;
-  a.axis = axis;
-  return layer(ir::Op::Flatten, a, {x}, std::move(name));
+  return call("flatten", {x}, {{"axis", axis}}, std::move(name));
 }
-NetworkBuilder::Value NetworkBuilder::add(Value a, Value b, std::string name) {
-  return layer(ir::Op::Add, {}, {a, b}, std::move(name));
-}
-NetworkBuilder::Value NetworkBuilder::mul(Value a, Value b, std::string name) {
-  return layer(ir::Op::Mul, {}, {a, b}, std::move(name));
-}
+NetworkBuilder::Value NetworkBuilder::add(Value a, Value b, std::string name) { return call("add", {a, b}, {}, std::move(name)); }
+NetworkBuilder::Value NetworkBuilder::mul(Value a, Value b, std::string name) { return call("mul", {a, b}, {}, std::move(name)); }
 NetworkBuilder::Value NetworkBuilder::concat(std::vector<Value> xs, std::int64_t axis, std::string name) {
-  ir::Attrs a;
-  a.axis = axis;
-  return layer(ir::Op::Concat, a, std::move(xs), std::move(name));
+  return call("concat", std::move(xs), {{"axis", axis}}, std::move(name));
 }
 
 NetworkBuilder::Scope NetworkBuilder::scope(std::string_view block_name) {

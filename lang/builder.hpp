@@ -14,6 +14,7 @@
 #include "ir/network.hpp"
 
 #include <map>
+#include <string_view>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -49,16 +50,20 @@ class NetworkBuilder {
   Value input() const { return 0; }
   const ir::Shape& shape(Value v) const { return network_.layers.at(v).output; }
 
-  // Any op: the one place that infers the shape and names the layer. Throws BuildError.
+  // Any op: the one place that binds attributes (defaults from the op's spec row), infers the shape
+  // and names the layer. `attrs` holds the arguments given; the rest take their defaults. A tied
+  // weight argument (`tied`) is a Value. Throws BuildError.
   Value layer(ir::Op op, ir::Attrs attrs, std::vector<Value> inputs, std::string name = {});
+  // The same by the op's name in the language: b.call("leaky_relu", {x}, {{"negative_slope", 0.2}}).
+  Value call(std::string_view op_name, std::vector<Value> inputs, ir::Attrs attrs = {}, std::string name = {});
 
   Value conv(Value x, std::int64_t out, std::int64_t kernel, ConvOptions o = {}, std::string name = {});
   Value linear(Value x, std::int64_t out, bool bias = true, std::string name = {});
   Value matmul(Value a, Value b, std::string name = {});
   Value batchnorm(Value x, std::string name = {});
   Value layernorm(Value x, std::string name = {});
-  Value activation(ir::Op op, Value x, std::string name = {});
-  Value relu(Value x, std::string name = {}) { return activation(ir::Op::ReLU, x, std::move(name)); }
+  Value activation(std::string_view op_name, Value x, std::string name = {});
+  Value relu(Value x, std::string name = {}) { return activation("relu", x, std::move(name)); }
   Value maxpool(Value x, std::int64_t kernel, PoolOptions o = {}, std::string name = {});
   Value avgpool(Value x, std::int64_t kernel, PoolOptions o = {}, std::string name = {});
   Value adaptive_avgpool(Value x, std::int64_t h, std::int64_t w, std::string name = {});
@@ -97,6 +102,7 @@ class NetworkBuilder {
     std::map<std::string, int> counters;      // op name -> layers made so far in this scope
   };
   std::string name_for(std::string_view op_name, std::string explicit_name);
+  void check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const;
 
   ir::Network network_;
   std::vector<Frame> frames_;

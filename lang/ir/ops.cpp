@@ -1,231 +1,179 @@
+// The op registry and the generic parts of the spec: binding, arity, limits, parameter counts.
+// The rows themselves are in ir/ops/*.cpp, one file per family.
 #include "ir/ops.hpp"
 
+#include "ir/ops/families.hpp"
+#include "ir/ops/rules.hpp"
+
 #include <algorithm>
-#include <array>
+#include <map>
 #include <string>
 
 namespace ridge::ir {
 namespace {
 
-const std::vector<OpInfo> kOps = {
-    {Op::Input, "input", 0, 0},
-    {Op::Conv, "conv", 1, 1},
-    {Op::Linear, "linear", 1, 1},
-    {Op::MatMul, "matmul", 2, 2},
-    {Op::BatchNorm, "batchnorm", 1, 1},
-    {Op::LayerNorm, "layernorm", 1, 1},
-    {Op::ReLU, "relu", 1, 1},
-    {Op::ReLU6, "relu6", 1, 1},
-    {Op::SiLU, "silu", 1, 1},
-    {Op::Sigmoid, "sigmoid", 1, 1},
-    {Op::HardSwish, "hardswish", 1, 1},
-    {Op::HardSigmoid, "hardsigmoid", 1, 1},
-    {Op::GELU, "gelu", 1, 1},
-    {Op::Tanh, "tanh", 1, 1},
-    {Op::MaxPool, "maxpool", 1, 1},
-    {Op::AvgPool, "avgpool", 1, 1},
-    {Op::AdaptiveAvgPool, "adaptive_avgpool", 1, 1},
-    {Op::AdaptiveMaxPool, "adaptive_maxpool", 1, 1},
-    {Op::Dropout, "dropout", 1, 1},
-    {Op::Flatten, "flatten", 1, 1},
-    {Op::Reshape, "reshape", 1, 1},
-    {Op::Concat, "concat", 1, -1},
-    {Op::Add, "add", 2, 2},
-    {Op::Mul, "mul", 2, 2},
-    {Op::Softmax, "softmax", 1, 1},
-    {Op::Slice, "slice", 1, 1},
-    {Op::ChannelShuffle, "channel_shuffle", 1, 1},
+using rules::fail;
+using rules::str;
+
+OpSpec input_spec() {
+  return {"input", {{"shape", ParamKind::Ints}}, OpClass::DataMovement,
+          [](const Attrs& a, const std::vector<Shape>&) -> Shape { return a.ints("shape"); }, nullptr, true,
+          "the network's input (per sample)"};
+}
+
+struct Registry {
+  std::vector<OpSpec> ops;
+  std::map<std::string_view, Op, std::less<>> by_name;
+  Registry() {
+    ops.push_back(input_spec());
+    for (auto family : {families::tensor_ops, families::pointwise_ops, families::conv_ops, families::norm_ops,
+                        families::dense_ops})
+      for (OpSpec& s : family()) ops.push_back(std::move(s));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!by_name.emplace(ops[i].name, Op{static_cast<std::uint16_t>(i)}).second)
+        throw std::logic_error("op '" + std::string(ops[i].name) + "' is specified twice");
+    }
+  }
 };
 
-[[noreturn]] void fail(const std::string& message) { throw ShapeError(message); }
-
-std::string str(std::int64_t v) { return std::to_string(v); }
-
-void require_rank(const Shape& s, std::size_t rank, std::string_view what) {
-  if (s.size() != rank)
-    fail(std::string(what) + " expects a " + str(static_cast<std::int64_t>(rank)) +
-         "-d input per sample, got " + to_string(s));
+const Registry& registry() {
+  static const Registry r;
+  return r;
 }
 
-// PyTorch's output-size rule for convolution and pooling along one axis.
-std::int64_t window_output(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
-                           std::int64_t dilation, bool ceil_mode, std::string_view axis) {
-  if (kernel < 1 || stride < 1 || dilation < 1 || pad < 0)
-    fail("kernel, stride and dilation must be at least 1 and padding at least 0");
-  const std::int64_t span = dilation * (kernel - 1) + 1;
-  const std::int64_t room = in + 2 * pad - span;
-  if (room < 0)
-    fail("the window (" + str(span) + ") is larger than the padded input " + std::string(axis) +
-         " (" + str(in + 2 * pad) + ")");
-  std::int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
-  // A ceil-mode window must start inside the input or its left padding (PyTorch's rule).
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
-Shape broadcast(const Shape& a, const Shape& b) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      fail("shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast");
-    out[i] = std::max(da, db);
+std::string kind_name(ParamKind k) {
+  switch (k) {
+    case ParamKind::Int: return "an integer";
+    case ParamKind::Real: return "a number";
+    case ParamKind::Bool: return "true or false";
+    case ParamKind::Spatial: return "an integer or a list of integers";
+    case ParamKind::Ints: return "a list of integers";
+    case ParamKind::Word: return "a word in quotes";
+    default: return "a tensor";
   }
-  return out;
 }
 
-std::int64_t checked_axis(std::int64_t axis, std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r) fail("axis " + str(axis) + " is out of range for a " + str(r) + "-d input");
-  return axis < 0 ? axis + r : axis;
-}
-
-Shape infer_unchecked(Op op, const Attrs& a, const std::vector<Shape>& in) {
-  switch (op) {
-    case Op::Input:
-      return a.shape;
-    case Op::Conv: {
-      require_rank(in[0], 3, "conv");
-      const std::int64_t c = in[0][0];
-      if (a.groups < 1) fail("groups must be at least 1");
-      if (a.out < 1) fail("conv needs at least one output channel");
-      if (c % a.groups != 0)
-        fail("input channels (" + str(c) + ") are not divisible by groups (" + str(a.groups) + ")");
-      if (a.out % a.groups != 0)
-        fail("output channels (" + str(a.out) + ") are not divisible by groups (" + str(a.groups) + ")");
-      return {a.out,
-              window_output(in[0][1], a.kernel.h, a.stride.h, a.padding.h, a.dilation.h, false, "height"),
-              window_output(in[0][2], a.kernel.w, a.stride.w, a.padding.w, a.dilation.w, false, "width")};
+AttrValue convert(const OpSpec& s, const ParamSpec& p, AttrValue v, const std::vector<Shape>& inputs) {
+  const auto wrong = [&]() {
+    fail("expected " + kind_name(p.kind) + " for '" + std::string(p.name) + "' of '" + std::string(s.name) + "'");
+  };
+  switch (p.kind) {
+    case ParamKind::Int:
+    case ParamKind::Weights:
+      if (!std::holds_alternative<std::int64_t>(v)) wrong();
+      return v;
+    case ParamKind::Real:
+    case ParamKind::TensorOrNumber:
+      if (const auto* n = std::get_if<std::int64_t>(&v)) return static_cast<double>(*n);
+      if (!std::holds_alternative<double>(v)) wrong();
+      return v;
+    case ParamKind::Bool:
+      if (!std::holds_alternative<bool>(v)) wrong();
+      return v;
+    case ParamKind::Ints:
+      if (const auto* n = std::get_if<std::int64_t>(&v)) return std::vector<std::int64_t>{*n};
+      if (!std::holds_alternative<std::vector<std::int64_t>>(v)) wrong();
+      return v;
+    case ParamKind::Spatial: {
+      const std::size_t rank = inputs.empty() || inputs[0].size() < 2 ? 1 : inputs[0].size() - 1;
+      if (const auto* n = std::get_if<std::int64_t>(&v)) return std::vector<std::int64_t>(rank, *n);
+      const auto* list = std::get_if<std::vector<std::int64_t>>(&v);
+      if (!list) wrong();
+      if (list->size() != rank)
+        fail("'" + std::string(p.name) + "' of '" + std::string(s.name) + "' gives " + str(static_cast<std::int64_t>(list->size())) +
+             " values for an input with " + str(static_cast<std::int64_t>(rank)) + " spatial axes");
+      return v;
     }
-    case Op::Linear: {
-      if (in[0].empty()) fail("linear needs at least a 1-d input");
-      if (a.out < 1) fail("linear needs at least one output feature");
-      Shape out = in[0];
-      out.back() = a.out;
-      return out;
-    }
-    case Op::MatMul: {
-      const Shape& x = in[0];
-      const Shape& y = in[1];
-      if (x.size() < 2 || y.size() < 2) fail("matmul expects inputs of at least 2 dimensions per sample");
-      if (x.back() != y[y.size() - 2])
-        fail("matmul inner dimensions differ: " + to_string(x) + " x " + to_string(y));
-      Shape lead = broadcast(Shape(x.begin(), x.end() - 2), Shape(y.begin(), y.end() - 2));
-      lead.push_back(x[x.size() - 2]);
-      lead.push_back(y.back());
-      return lead;
-    }
-    case Op::BatchNorm:
-      if (in[0].empty()) fail("batchnorm needs a channel dimension");
-      return in[0];
-    case Op::LayerNorm:
-      if (in[0].empty()) fail("layernorm needs at least a 1-d input");
-      return in[0];
-    case Op::ReLU: case Op::ReLU6: case Op::SiLU: case Op::Sigmoid: case Op::HardSwish:
-    case Op::HardSigmoid: case Op::GELU: case Op::Tanh: case Op::Dropout:
-      if (op == Op::Dropout && (a.p < 0.0 || a.p > 1.0)) fail("dropout probability must be in [0, 1]");
-      return in[0];
-    case Op::MaxPool:
-    case Op::AvgPool: {
-      require_rank(in[0], 3, op == Op::MaxPool ? "maxpool" : "avgpool");
-      if (2 * a.padding.h > a.kernel.h || 2 * a.padding.w > a.kernel.w)
-        fail("pooling padding must be at most half the kernel size");
-      const Pair dil = op == Op::MaxPool ? a.dilation : Pair{1, 1};
-      return {in[0][0],
-              window_output(in[0][1], a.kernel.h, a.stride.h, a.padding.h, dil.h, a.ceil_mode, "height"),
-              window_output(in[0][2], a.kernel.w, a.stride.w, a.padding.w, dil.w, a.ceil_mode, "width")};
-    }
-    case Op::AdaptiveAvgPool:
-    case Op::AdaptiveMaxPool:
-      require_rank(in[0], 3, "adaptive pooling");
-      if (a.output_size.h < 1 || a.output_size.w < 1) fail("adaptive pooling output size must be positive");
-      return {in[0][0], a.output_size.h, a.output_size.w};
-    case Op::Flatten: {
-      const std::int64_t axis = checked_axis(a.axis, in[0].size());
-      Shape out(in[0].begin(), in[0].begin() + axis);
-      std::int64_t rest = 1;
-      for (auto it = in[0].begin() + axis; it != in[0].end(); ++it) rest *= *it;
-      out.push_back(rest);
-      return out;
-    }
-    case Op::Reshape: {
-      if (a.shape.empty()) fail("reshape needs a target shape");
-      Shape out = a.shape;
-      const auto unknown = std::count(out.begin(), out.end(), std::int64_t{-1});
-      if (unknown > 1) fail("reshape can infer at most one dimension (-1)");
-      std::int64_t known = 1;
-      for (auto d : out) {
-        if (d == 0 || d < -1) fail("reshape dimensions must be positive (or -1 once)");
-        if (d > 0) {
-          if (known > kMaxElementsPerSample / d) fail("reshape target " + to_string(out) + " is absurdly large");
-          known *= d;
-        }
+    case ParamKind::Word: {
+      const auto* w = std::get_if<std::string>(&v);
+      if (!w) wrong();
+      if (std::find(p.words.begin(), p.words.end(), *w) == p.words.end()) {
+        std::string allowed;
+        for (auto x : p.words) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(x) + "\"";
+        fail("'" + std::string(p.name) + "' of '" + std::string(s.name) + "' is \"" + *w + "\"; expected one of " + allowed);
       }
-      const std::int64_t total = element_count(in[0]);
-      if (unknown == 1) {
-        if (total % known != 0) fail("cannot reshape " + to_string(in[0]) + " to " + to_string(out));
-        *std::find(out.begin(), out.end(), std::int64_t{-1}) = total / known;
-      } else if (known != total) {
-        fail("cannot reshape " + to_string(in[0]) + " (" + str(total) + " elements) to " + to_string(out));
-      }
-      return out;
+      return v;
     }
-    case Op::Concat: {
-      const std::int64_t axis = checked_axis(a.axis, in[0].size());
-      Shape out = in[0];
-      for (std::size_t i = 1; i < in.size(); ++i) {
-        if (in[i].size() != out.size())
-          fail("concat inputs differ in rank: " + to_string(in[0]) + " and " + to_string(in[i]));
-        for (std::size_t d = 0; d < out.size(); ++d)
-          if (static_cast<std::int64_t>(d) != axis && in[i][d] != out[d])
-            fail("concat inputs differ outside axis " + str(axis) + ": " + to_string(in[0]) + " and " +
-                 to_string(in[i]));
-        out[axis] += in[i][axis];
-      }
-      return out;
-    }
-    case Op::Add:
-    case Op::Mul:
-      return broadcast(in[0], in[1]);
-    case Op::Softmax:
-      checked_axis(a.axis, in[0].size());
-      return in[0];
-    case Op::Slice: {
-      const std::int64_t axis = checked_axis(a.axis, in[0].size());
-      if (a.size < 1 || a.start < 0 || a.start + a.size > in[0][axis])
-        fail("slice [" + str(a.start) + ", " + str(a.start + a.size) + ") is outside axis " + str(axis) +
-             " of " + to_string(in[0]));
-      Shape out = in[0];
-      out[axis] = a.size;
-      return out;
-    }
-    case Op::ChannelShuffle:
-      if (in[0].empty()) fail("channel_shuffle needs a channel dimension");
-      if (a.groups < 1 || in[0][0] % a.groups != 0)
-        fail("channels (" + str(in[0][0]) + ") are not divisible by groups (" + str(a.groups) + ")");
-      return in[0];
+    case ParamKind::Tensor:
+    case ParamKind::Tensors:
+      break;
   }
-  fail("unknown op");
+  wrong();
+  return v;
 }
 
 }  // namespace
 
-const std::vector<OpInfo>& all_ops() { return kOps; }
-
-const OpInfo& op_info(Op op) {
-  for (const auto& info : kOps)
-    if (info.op == op) return info;
-  throw std::logic_error("op missing from ir/ops.cpp");
+int OpSpec::min_inputs() const {
+  int n = 0;
+  for (const auto& p : params)
+    if (p.kind == ParamKind::Tensor || p.kind == ParamKind::Tensors) ++n;
+  return n;
 }
 
-std::string_view op_name(Op op) { return op_info(op).name; }
+int OpSpec::max_inputs() const {
+  int n = 0;
+  for (const auto& p : params) {
+    if (p.kind == ParamKind::Tensors) return -1;
+    if (p.kind == ParamKind::Tensor || p.kind == ParamKind::TensorOrNumber) ++n;
+  }
+  return n;
+}
 
-std::optional<Op> op_from_name(std::string_view name) {
-  for (const auto& info : kOps)
-    if (info.name == name && info.op != Op::Input) return info.op;
-  return std::nullopt;
+const std::vector<OpSpec>& all_ops() { return registry().ops; }
+
+const OpSpec& spec(Op op) {
+  const auto& ops = registry().ops;
+  if (op.id >= ops.size()) throw std::logic_error("op id " + std::to_string(op.id) + " is not in the table");
+  return ops[op.id];
+}
+
+std::string_view op_name(Op op) { return spec(op).name; }
+
+std::optional<Op> find_op(std::string_view name) {
+  const auto& m = registry().by_name;
+  const auto it = m.find(name);
+  if (it == m.end() || it->second == kInputOp) return std::nullopt;
+  return it->second;
+}
+
+Op op(std::string_view name) {
+  if (name == "input") return kInputOp;
+  if (const auto o = find_op(name)) return *o;
+  throw std::logic_error("no op is named '" + std::string(name) + "'");
+}
+
+Attrs bind_attrs(const OpSpec& s, const Attrs& given, const std::vector<Shape>& inputs) {
+  for (const auto& [name, value] : given.items()) {
+    const bool known = std::any_of(s.params.begin(), s.params.end(), [&](const ParamSpec& p) {
+      return p.name == name && (!p.is_tensor() || p.kind == ParamKind::TensorOrNumber);
+    });
+    if (!known) fail("'" + std::string(s.name) + "' has no argument '" + name + "'");
+  }
+  Attrs bound;
+  std::size_t tensors = 0;   // input tensors the parameters so far account for
+  for (const ParamSpec& p : s.params) {
+    if (p.kind == ParamKind::Tensor) ++tensors;
+    if (p.kind == ParamKind::Tensor || p.kind == ParamKind::Tensors) continue;
+    if (const AttrValue* v = given.find(p.name)) {
+      bound.set(p.name, convert(s, p, *v, inputs));
+    } else if (p.kind == ParamKind::TensorOrNumber) {
+      if (inputs.size() <= tensors)
+        fail("'" + std::string(s.name) + "' needs argument '" + std::string(p.name) + "' (a tensor or a number)");
+      ++tensors;   // given as a tensor input
+    } else if (p.fallback) {
+      bound.set(p.name, convert(s, p, *p.fallback, inputs));
+    } else if (!p.same_as.empty()) {
+      const AttrValue* other = bound.find(p.same_as);
+      if (!other) throw std::logic_error("'" + std::string(p.name) + "' defaults to a later argument");
+      bound.set(p.name, *other);
+    } else if (p.kind == ParamKind::Weights) {
+      bound.set(p.name, std::int64_t{-1});
+    } else {
+      fail("'" + std::string(s.name) + "' needs argument '" + std::string(p.name) + "'");
+    }
+  }
+  return bound;
 }
 
 std::int64_t element_count(const Shape& shape) {
@@ -241,15 +189,14 @@ std::string to_string(const Shape& shape) {
 }
 
 Shape infer_shape(Op op, const Attrs& attrs, const std::vector<Shape>& inputs) {
-  const OpInfo& info = op_info(op);
-  const auto n = static_cast<int>(inputs.size());
-  if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
-    fail(std::string(info.name) + " takes " +
-         (info.min_inputs == info.max_inputs ? str(info.min_inputs)
-          : info.max_inputs < 0             ? "at least " + str(info.min_inputs)
-                                            : str(info.min_inputs) + " to " + str(info.max_inputs)) +
+  const OpSpec& s = spec(op);
+  const int n = static_cast<int>(inputs.size());
+  const int lo = s.min_inputs(), hi = s.max_inputs();
+  if (n < lo || (hi >= 0 && n > hi))
+    fail(std::string(s.name) + " takes " +
+         (lo == hi ? str(lo) : hi < 0 ? "at least " + str(lo) : str(lo) + " to " + str(hi)) +
          " input tensor(s), got " + str(n));
-  Shape out = infer_unchecked(op, attrs, inputs);
+  Shape out = s.shape(attrs, inputs);
   if (out.empty()) fail("a value needs at least one dimension per sample");
   std::int64_t total = 1;
   for (auto d : out) {
@@ -262,20 +209,21 @@ Shape infer_shape(Op op, const Attrs& attrs, const std::vector<Shape>& inputs) {
   return out;
 }
 
+std::optional<LayerId> tied_to(const Layer& layer) {
+  for (const ParamSpec& p : spec(layer.op).params)
+    if (p.kind == ParamKind::Weights)
+      if (const AttrValue* v = layer.attrs.find(p.name))
+        if (const auto* id = std::get_if<std::int64_t>(v); id && *id >= 0) return static_cast<LayerId>(*id);
+  return std::nullopt;
+}
+
+std::int64_t weight_count(const Layer& layer, const std::vector<Shape>& in) {
+  const OpSpec& s = spec(layer.op);
+  return s.weights ? s.weights(layer.attrs, in) : 0;
+}
+
 std::int64_t parameter_count(const Layer& layer, const std::vector<Shape>& in) {
-  const Attrs& a = layer.attrs;
-  switch (layer.op) {
-    case Op::Conv:
-      return a.out * (in.at(0).at(0) / a.groups) * a.kernel.h * a.kernel.w + (a.bias ? a.out : 0);
-    case Op::Linear:
-      return a.out * in.at(0).back() + (a.bias ? a.out : 0);
-    case Op::BatchNorm:
-      return 2 * in.at(0).at(0);   // weight and bias; running mean/var are buffers
-    case Op::LayerNorm:
-      return 2 * in.at(0).back();
-    default:
-      return 0;
-  }
+  return tied_to(layer) ? 0 : weight_count(layer, in);
 }
 
 std::vector<Shape> input_shapes(const Network& network, const Layer& layer) {

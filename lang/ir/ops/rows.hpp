@@ -1,0 +1,16 @@
+// Shorthands for writing spec rows. Internal to lang/ir/ops.
+#pragma once
+
+#include "ir/ops/rules.hpp"
+
+namespace ridge::ir::rows {
+
+inline AttrValue I(std::int64_t v) { return v; }
+inline AttrValue R(double v) { return v; }
+inline AttrValue B(bool v) { return v; }
+inline AttrValue W(const char* v) { return std::string(v); }
+inline AttrValue L(std::vector<std::int64_t> v) { return v; }
+
+inline ParamSpec tensor(std::string_view name) { return {name, ParamKind::Tensor}; }
+
+}  // namespace ridge::ir::rows
