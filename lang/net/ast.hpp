@@ -35,7 +35,12 @@ struct Bool : x3::position_tagged {
   bool value = false;
 };
 
-struct Operand : x3::variant<Number, Bool, x3::forward_ast<Call>, Identifier, x3::forward_ast<List>,
+// A word in double quotes, for arguments that pick one of several modes: `mode: "bilinear"`.
+struct Text : x3::position_tagged {
+  std::string value;
+};
+
+struct Operand : x3::variant<Number, Bool, Text, x3::forward_ast<Call>, Identifier, x3::forward_ast<List>,
                              x3::forward_ast<Group>> {
   using base_type::base_type;
   using base_type::operator=;

@@ -8,6 +8,7 @@
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Identifier, name)
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Number, value)
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Bool, value)
+BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Text, value)
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Unary, prefix, operand, indices)
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::BinaryOp, op, rhs)
 BOOST_FUSION_ADAPT_STRUCT(ridge::lang::net::ast::Binary, first, rest)

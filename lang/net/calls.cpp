@@ -16,37 +16,25 @@ const std::vector<std::string_view> kBuiltins = {"min", "max",   "abs",      "in
 Value num(double v) { return Value::of_number(v); }
 Value boolean(bool v) { return Value::of_bool(v); }
 
-// Signatures of the ops (LANGUAGE.md's table), tensors first. Kind::None marks a default that
-// depends on another argument.
-const std::map<std::string_view, std::vector<ParamSpec>, std::less<>>& op_signatures() {
-  static const std::map<std::string_view, std::vector<ParamSpec>, std::less<>> table = [] {
-    std::map<std::string_view, std::vector<ParamSpec>, std::less<>> t;
-    t["conv"] = {{"x", true}, {"out", true}, {"kernel", true}, {"stride", false, num(1)}, {"pad", false, num(0)},
-                 {"dilation", false, num(1)}, {"groups", false, num(1)}, {"bias", false, boolean(true)}};
-    t["linear"] = {{"x", true}, {"out", true}, {"bias", false, boolean(true)}};
-    t["matmul"] = {{"a", true}, {"b", true}};
-    t["batchnorm"] = {{"x", true}, {"eps", false, num(1e-5)}};
-    t["layernorm"] = {{"x", true}, {"eps", false, num(1e-5)}};
-    for (auto a : {"relu", "relu6", "silu", "sigmoid", "hardswish", "hardsigmoid", "gelu", "tanh"}) t[a] = {{"x", true}};
-    t["maxpool"] = {{"x", true}, {"kernel", true}, {"stride", false}, {"pad", false, num(0)},
-                    {"dilation", false, num(1)}, {"ceil", false, boolean(false)}};
-    t["avgpool"] = {{"x", true}, {"kernel", true}, {"stride", false}, {"pad", false, num(0)},
-                    {"ceil", false, boolean(false)}, {"count_include_pad", false, boolean(true)}};
-    t["adaptive_avgpool"] = {{"x", true}, {"size", true}};
-    t["adaptive_maxpool"] = {{"x", true}, {"size", true}};
-    t["dropout"] = {{"x", true}, {"p", false, num(0.5)}};
-    t["flatten"] = {{"x", true}, {"axis", false, num(0)}};
-    t["reshape"] = {{"x", true}, {"shape", true}};
-    t["concat"] = {{"axis", false, num(0)}};   // variadic tensors
-    t["add"] = {{"a", true}, {"b", true}};
-    t["mul"] = {{"a", true}, {"b", true}};
-    t["softmax"] = {{"x", true}, {"axis", false, num(-1)}};
-    t["split"] = {{"x", true}, {"chunks", true}, {"axis", false, num(0)}};
-    t["slice"] = {{"x", true}, {"start", true}, {"size", true}, {"axis", false, num(0)}};
-    t["channel_shuffle"] = {{"x", true}, {"groups", true}};
-    return t;
-  }();
-  return table;
+// `split` is the one op-like call that is not an op: it makes one `slice` layer per piece and returns
+// them as a tuple. Every other op's signature is its row in the IR's spec table (ir/ops.hpp).
+const std::vector<ParamSpec>& split_signature() {
+  static const std::vector<ParamSpec> sig = {{"x", true}, {"chunks", true}, {"axis", false, num(0)}};
+  return sig;
+}
+
+// The elaborator's view of a spec row: every argument but the variadic tensors binds by position or
+// keyword; defaults are left to ir::bind_attrs (Kind::None here), so they live in one place.
+std::vector<ParamSpec> binding_params(const ir::OpSpec& spec) {
+  std::vector<ParamSpec> params;
+  for (const auto& p : spec.params)
+    if (p.kind != ir::ParamKind::Tensors) params.push_back({p.name, p.required()});
+  return params;
+}
+
+bool is_variadic(const ir::OpSpec& spec) {
+  return std::any_of(spec.params.begin(), spec.params.end(),
+                     [](const ir::ParamSpec& p) { return p.kind == ir::ParamKind::Tensors; });
 }
 
 // "'out' of 'conv'", built by appending: GCC 12 warns falsely (-Wrestrict) on `"'" + std::string(...)`.
@@ -74,14 +62,16 @@ std::string signature(std::string_view name, const std::vector<ParamSpec>& param
 
 }  // namespace
 
-bool is_op_name(std::string_view name) { return op_signatures().count(name) > 0; }
+bool is_op_name(std::string_view name) { return name == "split" || ir::find_op(name).has_value(); }
 bool is_builtin_name(std::string_view name) {
   return std::find(kBuiltins.begin(), kBuiltins.end(), name) != kBuiltins.end();
 }
 const std::vector<std::string_view>& callable_names() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> n(kBuiltins);
-    for (const auto& [k, v] : op_signatures()) n.push_back(k);
+    n.push_back("split");
+    for (const auto& spec : ir::all_ops())
+      if (ir::find_op(spec.name)) n.push_back(spec.name);
     return n;
   }();
   return names;
@@ -152,17 +142,6 @@ ir::LayerId Elaborator::to_tensor(const Arg& a, std::string_view what) const {
   return a.value.tensor;
 }
 
-ir::Pair Elaborator::to_pair(const Arg& a, std::string_view what) const {
-  if (a.value.kind == Value::Kind::List) {
-    if (a.value.items.size() != 2)
-      fail(*a.at, "expected an integer or [h, w] for " + std::string(what) + ", got a list of " +
-                      std::to_string(a.value.items.size()));
-    return {to_int(Arg{{}, a.value.items[0], a.at}, what), to_int(Arg{{}, a.value.items[1], a.at}, what)};
-  }
-  const std::int64_t v = to_int(a, what);
-  return {v, v};
-}
-
 ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::LayerId> inputs, std::string name,
                                    const Tagged& at) {
   if (!builder_) fail(at, "no tensor exists before the network's 'input'");
@@ -179,143 +158,111 @@ ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::L
 
 std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,
                                          const std::string& label) {
-  const auto sig = op_signatures().find(name);
-  if (sig == op_signatures().end()) return std::nullopt;
-  const bool variadic = name == "concat";
   const Tagged& at = c.callee;
-  const Bound b = bind(name, sig->second, variadic, std::move(args), at);
-  const auto tensor = [&](std::string_view p) { return to_tensor(b[p], argument(p, name)); };
-  const auto integer = [&](std::string_view p) { return to_int(b[p], argument(p, name)); };
-  const auto pair = [&](std::string_view p) { return to_pair(b[p], argument(p, name)); };
-  const auto flag = [&](std::string_view p) { return to_bool(b[p], argument(p, name)); };
-  const auto real = [&](std::string_view p) { return to_number(b[p], argument(p, name)); };
-  const auto layer = [&](ir::Op op, ir::Attrs a, std::vector<ir::LayerId> in) {
-    return Value::of_tensor(make_layer(op, std::move(a), std::move(in), label, at));
-  };
+  if (name == "split") return call_split(c, std::move(args), label);
+  const auto op = ir::find_op(name);
+  if (!op) return std::nullopt;
+  const ir::OpSpec& spec = ir::spec(*op);
+  const Bound b = bind(name, binding_params(spec), is_variadic(spec), std::move(args), at);
 
-  ir::Attrs a;
-  if (name == "conv") {
-    a.out = integer("out");
-    a.kernel = pair("kernel");
-    a.stride = pair("stride");
-    a.padding = pair("pad");
-    a.dilation = pair("dilation");
-    a.groups = integer("groups");
-    a.bias = flag("bias");
-    return layer(ir::Op::Conv, a, {tensor("x")});
-  }
-  if (name == "linear") {
-    a.out = integer("out");
-    a.bias = flag("bias");
-    return layer(ir::Op::Linear, a, {tensor("x")});
-  }
-  if (name == "matmul" || name == "add" || name == "mul") {
-    const ir::Op op = name == "matmul" ? ir::Op::MatMul : name == "add" ? ir::Op::Add : ir::Op::Mul;
-    return layer(op, a, {tensor("a"), tensor("b")});
-  }
-  if (name == "batchnorm" || name == "layernorm") {
-    a.eps = real("eps");
-    return layer(name == "batchnorm" ? ir::Op::BatchNorm : ir::Op::LayerNorm, a, {tensor("x")});
-  }
-  if (name == "maxpool" || name == "avgpool") {
-    a.kernel = pair("kernel");
-    a.stride = b["stride"].value.kind == Value::Kind::None ? a.kernel : pair("stride");
-    a.padding = pair("pad");
-    a.ceil_mode = flag("ceil");
-    if (name == "maxpool") {
-      a.dilation = pair("dilation");
-      return layer(ir::Op::MaxPool, a, {tensor("x")});
-    }
-    a.count_include_pad = flag("count_include_pad");
-    return layer(ir::Op::AvgPool, a, {tensor("x")});
-  }
-  if (name == "adaptive_avgpool" || name == "adaptive_maxpool") {
-    a.output_size = pair("size");
-    return layer(name == "adaptive_avgpool" ? ir::Op::AdaptiveAvgPool : ir::Op::AdaptiveMaxPool, a, {tensor("x")});
-  }
-  if (name == "dropout") {
-    a.p = real("p");
-    return layer(ir::Op::Dropout, a, {tensor("x")});
-  }
-  if (name == "flatten" || name == "softmax") {
-    a.axis = integer("axis");
-    return layer(name == "flatten" ? ir::Op::Flatten : ir::Op::Softmax, a, {tensor("x")});
-  }
-  if (name == "reshape") {
-    const Arg& s = b["shape"];
-    if (s.value.kind != Value::Kind::List) fail(*s.at, "expected a list of sizes for 'shape' of 'reshape', got " + describe(s.value));
-    for (const auto& d : s.value.items) a.shape.push_back(to_int(Arg{{}, d, s.at}, "a dimension of 'reshape'"));
-    return layer(ir::Op::Reshape, a, {tensor("x")});
-  }
-  if (name == "concat") {
-    // Tensors, or lists/tuples of them (so `concat(split(x, 2))` works).
-    std::vector<ir::LayerId> in;
-    for (const auto& r : b.rest) {
-      if (r.value.kind == Value::Kind::List || r.value.kind == Value::Kind::Tuple) {
-        for (const auto& item : r.value.items) in.push_back(to_tensor(Arg{{}, item, r.at}, "an input of 'concat'"));
-      } else {
-        in.push_back(to_tensor(r, "an input of 'concat'"));
+  std::vector<ir::LayerId> inputs;
+  ir::Attrs given;
+  for (const ir::ParamSpec& p : spec.params) {
+    if (p.kind == ir::ParamKind::Tensors) {
+      // Tensors, or lists/tuples of them (so `concat(split(x, 2))` works).
+      for (const auto& r : b.rest) {
+        if (r.value.kind == Value::Kind::List || r.value.kind == Value::Kind::Tuple) {
+          for (const auto& item : r.value.items) inputs.push_back(to_tensor(Arg{{}, item, r.at}, "an input of '" + std::string(name) + "'"));
+        } else {
+          inputs.push_back(to_tensor(r, "an input of '" + std::string(name) + "'"));
+        }
       }
+      if (inputs.empty()) fail(at, "'" + std::string(name) + "' needs at least one tensor; expected " + std::string(name) + "(a, b, ...)");
+      continue;
     }
-    if (in.empty()) fail(at, "'concat' needs at least one tensor; expected concat(a, b, ..., axis: 0)");
-    a.axis = integer("axis");
-    return layer(ir::Op::Concat, a, std::move(in));
-  }
-  if (name == "slice") {
-    a.start = integer("start");
-    a.size = integer("size");
-    a.axis = integer("axis");
-    return layer(ir::Op::Slice, a, {tensor("x")});
-  }
-  if (name == "channel_shuffle") {
-    a.groups = integer("groups");
-    return layer(ir::Op::ChannelShuffle, a, {tensor("x")});
-  }
-  if (name == "split") {
-    const ir::LayerId x = tensor("x");
-    const ir::Shape& s = shape(x);
-    const std::int64_t rank = static_cast<std::int64_t>(s.size());
-    std::int64_t axis = integer("axis");
-    if (axis < -rank || axis >= rank)
-      fail(*b["axis"].at, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
-    if (axis < 0) axis += rank;
-    const std::int64_t n = s[static_cast<std::size_t>(axis)];
-    std::vector<std::int64_t> sizes;
-    const Arg& chunks = b["chunks"];
-    if (chunks.value.kind == Value::Kind::List) {
-      std::int64_t total = 0;
-      for (const auto& v : chunks.value.items) {
-        sizes.push_back(to_int(Arg{{}, v, chunks.at}, "a size of 'split'"));
-        if (sizes.back() < 1) fail(*chunks.at, "split sizes must be positive");
-        total += sizes.back();
-      }
-      if (total != n)
-        fail(*chunks.at, "split sizes add up to " + std::to_string(total) + ", but axis " + std::to_string(axis) +
-                             " of " + ir::to_string(s) + " has " + std::to_string(n));
-    } else {
-      // torch.chunk: pieces of ceil(n / chunks), the last one smaller (and fewer pieces if need be).
-      const std::int64_t k = to_int(chunks, "'chunks' of 'split'");
-      if (k < 1 || k > n) fail(*chunks.at, "cannot split " + std::to_string(n) + " into " + std::to_string(k) + " chunks");
-      const std::int64_t piece = (n + k - 1) / k;
-      for (std::int64_t start = 0; start < n; start += piece) sizes.push_back(std::min(piece, n - start));
+    const Arg& arg = b[p.name];
+    if (arg.value.kind == Value::Kind::None) continue;   // left to the spec's default
+    const std::string what = argument(p.name, name);
+    switch (p.kind) {
+      case ir::ParamKind::Tensor: inputs.push_back(to_tensor(arg, what)); break;
+      case ir::ParamKind::TensorOrNumber:
+        if (arg.value.kind == Value::Kind::Tensor) inputs.push_back(arg.value.tensor);
+        else given.set(p.name, to_number(arg, what + " (a tensor or a number)"));
+        break;
+      case ir::ParamKind::Int: given.set(p.name, to_int(arg, what)); break;
+      case ir::ParamKind::Real: given.set(p.name, to_number(arg, what)); break;
+      case ir::ParamKind::Bool: given.set(p.name, to_bool(arg, what)); break;
+      case ir::ParamKind::Spatial:
+      case ir::ParamKind::Ints: given.set(p.name, to_ints(arg, what, p.kind == ir::ParamKind::Ints)); break;
+      case ir::ParamKind::Word:
+        if (arg.value.kind != Value::Kind::Text)
+          fail(*arg.at, "expected a word in quotes for " + what + ", got " + describe(arg.value));
+        given.set(p.name, arg.value.text);
+        break;
+      case ir::ParamKind::Weights: given.set(p.name, static_cast<std::int64_t>(to_tensor(arg, what))); break;
+      case ir::ParamKind::Tensors: break;
     }
-    std::vector<Value> pieces;
-    std::int64_t start = 0;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      ir::Attrs sa;
-      sa.axis = axis;
-      sa.start = start;
-      sa.size = sizes[i];
-      start += sizes[i];
-      // `split(...) as s` names the pieces s.0, s.1, ...
-      const std::string piece_name = label.empty() ? std::string() : label + "." + std::to_string(i);
-      pieces.push_back(Value::of_tensor(make_layer(ir::Op::Slice, sa, {x}, piece_name, at)));
-    }
-    return Value::of_tuple(std::move(pieces));
   }
-  // The activations: one tensor in, same shape out.
-  const auto op = ir::op_from_name(name);
-  return layer(*op, a, {tensor("x")});
+  return Value::of_tensor(make_layer(*op, std::move(given), std::move(inputs), label, at));
+}
+
+// An integer, or a list of integers: a spatial argument (kernel 3 or [3, 1]) or a list argument
+// (a permutation, a shape). A list argument given one integer is a list of one.
+ir::AttrValue Elaborator::to_ints(const Arg& a, const std::string& what, bool list) const {
+  if (a.value.kind == Value::Kind::List) {
+    std::vector<std::int64_t> v;
+    v.reserve(a.value.items.size());
+    for (const auto& item : a.value.items) v.push_back(to_int(Arg{{}, item, a.at}, "an item of " + what));
+    return v;
+  }
+  if (a.value.kind != Value::Kind::Number)
+    fail(*a.at, "expected " + std::string(list ? "a list of integers" : "an integer or a list of integers") + " for " + what +
+                    ", got " + describe(a.value));
+  return to_int(a, what);
+}
+
+Value Elaborator::call_split(const ast::Call& c, std::vector<Arg> args, const std::string& label) {
+  const Tagged& at = c.callee;
+  const Bound b = bind("split", split_signature(), false, std::move(args), at);
+  const ir::LayerId x = to_tensor(b["x"], "'x' of 'split'");
+  const ir::Shape& s = shape(x);
+  const std::int64_t rank = static_cast<std::int64_t>(s.size());
+  std::int64_t axis = to_int(b["axis"], "'axis' of 'split'");
+  if (axis < -rank || axis >= rank)
+    fail(*b["axis"].at, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
+  if (axis < 0) axis += rank;
+  const std::int64_t n = s[static_cast<std::size_t>(axis)];
+  std::vector<std::int64_t> sizes;
+  const Arg& chunks = b["chunks"];
+  if (chunks.value.kind == Value::Kind::List) {
+    std::int64_t total = 0;
+    for (const auto& v : chunks.value.items) {
+      sizes.push_back(to_int(Arg{{}, v, chunks.at}, "a size of 'split'"));
+      if (sizes.back() < 1) fail(*chunks.at, "split sizes must be positive");
+      total += sizes.back();
+      if (total > n) break;
+    }
+    if (total != n)
+      fail(*chunks.at, "split sizes add up to " + std::string(total > n ? "more than " : "") + std::to_string(total) +
+                           ", but axis " + std::to_string(axis) + " of " + ir::to_string(s) + " has " + std::to_string(n));
+  } else {
+    // torch.chunk: pieces of ceil(n / chunks), the last one smaller (and fewer pieces if need be).
+    const std::int64_t k = to_int(chunks, "'chunks' of 'split'");
+    if (k < 1 || k > n) fail(*chunks.at, "cannot split " + std::to_string(n) + " into " + std::to_string(k) + " chunks");
+    const std::int64_t piece = (n + k - 1) / k;
+    for (std::int64_t start = 0; start < n; start += piece) sizes.push_back(std::min(piece, n - start));
+  }
+  const ir::Op slice = ir::op("slice");
+  std::vector<Value> pieces;
+  std::int64_t start = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ir::Attrs sa{{"start", start}, {"size", sizes[i]}, {"axis", axis}};
+    start += sizes[i];
+    // `split(...) as s` names the pieces s.0, s.1, ...
+    const std::string piece_name = label.empty() ? std::string() : label + "." + std::to_string(i);
+    pieces.push_back(Value::of_tensor(make_layer(slice, std::move(sa), {x}, piece_name, at)));
+  }
+  return Value::of_tuple(std::move(pieces));
 }
 
 std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::Call& c, std::vector<Arg> args) {

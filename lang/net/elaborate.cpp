@@ -107,9 +107,9 @@ Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const gra
 }
 
 namespace {
-// Numbers, booleans and lists of them: what a file-level constant may hold.
+// Numbers, booleans, words and lists of them: what a file-level constant may hold.
 bool is_plain_data(const Value& v) {
-  if (v.kind == Value::Kind::Number || v.kind == Value::Kind::Bool) return true;
+  if (v.kind == Value::Kind::Number || v.kind == Value::Kind::Bool || v.kind == Value::Kind::Text) return true;
   if (v.kind != Value::Kind::List) return false;
   return std::all_of(v.items.begin(), v.items.end(), is_plain_data);
 }
@@ -432,6 +432,7 @@ Value Elaborator::eval(const ast::Operand& e, Scope& scope) {
     Scope& scope;
     Value operator()(const ast::Number& n) const { return Value::of_number(n.value); }
     Value operator()(const ast::Bool& b) const { return Value::of_bool(b.value); }
+    Value operator()(const ast::Text& t) const { return Value::of_text(t.value); }
     Value operator()(const ast::Identifier& id) const { return el.lookup(id, scope); }
     Value operator()(const ast::Call& c) const { return el.call(c, std::nullopt, scope); }
     Value operator()(const ast::List& l) const {

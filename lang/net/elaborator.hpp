@@ -51,7 +51,7 @@ class Elaborator {
   double to_number(const Arg& a, std::string_view what) const;
   bool to_bool(const Arg& a, std::string_view what) const;
   ir::LayerId to_tensor(const Arg& a, std::string_view what) const;
-  ir::Pair to_pair(const Arg& a, std::string_view what) const;
+  ir::AttrValue to_ints(const Arg& a, const std::string& what, bool list) const;
   const ir::Shape& shape(ir::LayerId id) const { return builder_->shape(id); }
   ir::LayerId make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::LayerId> inputs, std::string name,
                          const Tagged& at);
@@ -89,6 +89,7 @@ class Elaborator {
   // calls.cpp
   std::optional<Value> call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,
                                const std::string& label);
+  Value call_split(const ast::Call& c, std::vector<Arg> args, const std::string& label);
   std::optional<Value> call_builtin(std::string_view name, const ast::Call& c, std::vector<Arg> args);
 
   const ast::File& file_;

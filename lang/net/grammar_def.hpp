@@ -44,6 +44,8 @@ const x3::real_parser<double, NumberPolicies<double>> number_literal{};
 struct identifier_class : x3::annotate_on_success {};
 struct number_class : x3::annotate_on_success {};
 struct bool_class : x3::annotate_on_success {};
+struct text_chars_class;
+struct text_class : x3::annotate_on_success {};
 struct operand_class : x3::annotate_on_success {};
 struct unary_class : x3::annotate_on_success {};
 struct binary_op_class : x3::annotate_on_success {};
@@ -86,6 +88,8 @@ const x3::rule<name_text_class, std::string> name_text = "name";
 const x3::rule<identifier_class, ast::Identifier> identifier = "name";
 const x3::rule<number_class, ast::Number> number = "number";
 const x3::rule<bool_class, ast::Bool> boolean = "true or false";
+const x3::rule<text_chars_class, std::string> text_chars = "'\"'";
+const x3::rule<text_class, ast::Text> text = "word in quotes";
 const x3::rule<operand_class, ast::Operand> operand = "expression";
 const x3::rule<prefix_class, std::string> prefix = "prefix";
 const x3::rule<unary_class, ast::Unary> unary = "expression";
@@ -128,6 +132,10 @@ const auto name_text_def = lexeme[(alpha | char_('_')) >> *(alnum | char_('_'))]
 const auto identifier_def = name_text;
 const auto number_def = lexeme[number_literal >> !(alpha | '_')];
 const auto boolean_def = (keyword("true") >> x3::attr(true)) | (keyword("false") >> x3::attr(false));
+// A quoted word on one line, no escapes: mode names, not prose. (A one-member struct takes its
+// attribute from a plain string rule, as identifier does.)
+const auto text_chars_def = lexeme['"' > *(char_ - '"' - '\n' - '\r' - '\\') > '"'];
+const auto text_def = text_chars;
 
 // Longest operators first, and `-` is not the start of `->`.
 const auto binop_text_def = x3::string("||") | x3::string("&&") | x3::string("==") | x3::string("!=") |
@@ -144,7 +152,7 @@ const auto link_def = identifier >> -args >> -(keyword("as") > identifier);
 // A trailing comma is allowed after the last item, so a table may be written one row per line.
 const auto list_def = '[' > -((expr % ',') >> -lit(',')) > ']';
 const auto group_def = '(' > expr > ')';
-const auto operand_def = number | boolean | call | identifier | list | group;
+const auto operand_def = number | boolean | text | call | identifier | list | group;
 // `xs[i][j]`: indices bind tighter than the prefixes. No statement starts with '[', so a '[' after an
 // operand is always an index, even on the next line.
 const auto index_def = '[' > expr > ']';
@@ -180,7 +188,7 @@ const auto constant_def = (identifier % ',') >> assign_eq > expr;
 const auto top_level_def = definition | constant;
 const auto file_rule_def = *top_level > end_of_file;
 
-BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, operand, prefix, unary, binop_text, binary_op,
+BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, text_chars, text, operand, prefix, unary, binop_text, binary_op,
                     binary, cond_tail, conditional, arg, args, call, link, list, group, expr, input_stmt,
                     assign, branch, branches, if_stmt, for_stmt, return_stmt, statement, body, param, kind,
                     definition, end_of_file, assign_eq, in_kw, dots, colon, constant, top_level, index, loop_body,

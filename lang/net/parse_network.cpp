@@ -43,6 +43,7 @@ std::string found(const std::string& text, std::size_t at) {
 
 // X3 spells literal strings with double quotes; diagnostics quote tokens with single ones.
 std::string expected(std::string which) {
+  if (which == "'\"'") return "a closing '\"' on the same line";   // the quoted-word rule
   for (char& c : which)
     if (c == '"') c = '\'';
   if (which == "'}'") return "a statement or '}'";
