@@ -1,5 +1,6 @@
-// The engine's one table of op costs: for every IR op, its op class, MACs, FLOPs and bytes moved in
-// the forward and backward passes. Every counting formula of Ridge lives in op_costs.cpp; timing
+// The engine's one table of op costs: for every IR op, its MACs, FLOPs and bytes moved in the
+// forward and backward passes. Every counting formula of Ridge lives under engine/costs/, one file
+// per op family (the same families as lang/ir/ops/), each row keyed by the op's name; timing
 // (timing.hpp) and the whole-network sums (simulate.hpp) only add these numbers up.
 //
 // Conventions (README "Counting"):
@@ -39,6 +40,7 @@ struct PassCost {
 struct OpCost {
   ir::OpClass op_class = ir::OpClass::DataMovement;
   bool view = false;             // no kernel, no new storage: it aliases its (first) input
+  bool matrix_unit = false;      // may run on the matrix units (tensor cores): matmul class, not depthwise
   double params = 0.0;           // learnable parameters (ir::parameter_count)
   double macs = 0.0;             // forward MACs per batch (conv/linear/matmul only)
   PassCost forward;              // inference (eval mode)
@@ -69,11 +71,14 @@ GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vec
 // The needs of every layer of the network (index = layer id).
 std::vector<GradNeeds> grad_flags(const ir::Network& network);
 
-// The op class an op's PPP is looked up under.
+// The op class an op's PPP is looked up under (its spec row's).
 ir::OpClass op_class(ir::Op op);
 
 // True for ops that run no kernel and alias their input (flatten, reshape, slice, inference dropout, input).
 bool is_view(ir::Op op);
+
+// Whether the cost table has a row for the op (a test walks the spec table with it).
+bool has_cost(ir::Op op);
 
 // FLOPs of one SGD-with-momentum update per parameter, and tensors read/written per parameter:
 //   v = momentum * v + g        (mul, add)

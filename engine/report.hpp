@@ -37,7 +37,7 @@ struct DeviceSummary {
 // One layer. Costs are per batch; times in seconds.
 struct LayerRow {
   std::string name;
-  ir::Op op = ir::Op::Input;
+  ir::Op op;                        // the input op by default
   ir::OpClass op_class = ir::OpClass::DataMovement;
   ir::Shape output_shape;          // per sample (renderers prepend the batch)
   bool view = false;               // runs no kernel

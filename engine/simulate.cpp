@@ -22,7 +22,7 @@ bool exact(const PassCost& c) { return exact(c.flops) && exact(c.bytes_read) && 
 }
 
 void check_network(const ir::Network& net) {
-  if (net.layers.empty() || net.layers.front().op != ir::Op::Input)
+  if (net.layers.empty() || net.layers.front().op != ir::kInputOp)
     throw SimulationError("network '" + net.name + "' has no input layer");
   if (net.output >= net.layers.size())
     throw SimulationError("network '" + net.name + "' returns a layer it does not have");
@@ -60,12 +60,14 @@ std::vector<std::size_t> storage_roots(const ir::Network& net) {
   std::vector<std::size_t> root(net.layers.size());
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const ir::Layer& l = net.layers[i];
-    root[i] = (l.op != ir::Op::Input && is_view(l.op) && !l.inputs.empty()) ? root[l.inputs.front()] : i;
+    root[i] = (l.op != ir::kInputOp && is_view(l.op) && !l.inputs.empty()) ? root[l.inputs.front()] : i;
   }
   return root;
 }
 
+// A view with no input (a learned `parameter`) aliases the weights: no activation storage of its own.
 double value_bytes(const ir::Layer& l, std::int64_t batch, ir::Precision p) {
+  if (l.op != ir::kInputOp && l.inputs.empty() && is_view(l.op)) return 0.0;
   return static_cast<double>(ir::element_count(l.output)) * static_cast<double>(batch) *
          static_cast<double>(ir::bytes_per_element(p));
 }
@@ -135,7 +137,7 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   for (std::size_t id = 0; id < net.layers.size(); ++id) {
     const ir::Layer& layer = net.layers[id];
     const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
-    grads.push_back(grad_needs(layer, ir::parameter_count(layer, shapes) > 0, grads));
+    grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
     const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back());
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
       inexact("the counts of layer '" + layer.name + "'");
@@ -151,7 +153,7 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     row.fwd = c.forward;
     row.fwd_train = c.forward_train;
     row.bwd = c.backward;
-    row.peak = c.op_class == ir::OpClass::MatMul ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    row.peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     row.ppp_fwd = ppps[static_cast<std::size_t>(c.op_class)][0];
     row.ppp_bwd = ppps[static_cast<std::size_t>(c.op_class)][1];
     row.time_fwd = time_pass(c.forward, row.peak, bw, row.ppp_fwd, launch);

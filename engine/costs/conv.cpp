@@ -1,0 +1,112 @@
+// Costs of convolution, pooling and resampling.
+//
+// conv, conv_transpose: forward 2*MACs; backward 2*MACs for the input gradient (when needed) plus
+// 2*MACs for the weight gradient. Bias adds and bias gradients are not counted (as fvcore does): one
+// add per output element, under 1/(C_in*k) of the layer's work. MACs: conv, per output element
+// (C_in/groups) * prod(kernel); conv_transpose, per *input* element (out/groups) * prod(kernel) (each
+// input scatters into its window). A depthwise conv (one input channel per group) is timed against
+// the vector peak: its per-channel dot products are too short for tensor cores.
+// maxpool       window-1 comparisons per output; backward 1 per output (scatter-add into the argmax)
+// avgpool       window per output (window-1 adds, 1 div); backward window per output
+// adaptive      the same over torch's adaptive windows: along an axis of n inputs and m outputs,
+//               window i is [floor(i n/m), ceil((i+1) n/m)), and the windows' sizes add up to
+//               n + m - gcd(n, m) (closed form: no loop over outputs)
+// upsample      nearest: a copy; an interpolation of t taps costs 2t-1 per output (linear t=2,
+//               bilinear 4, trilinear 8, bicubic 16); backward the same, scattered into the input
+// pixel_shuffle a copy each way
+#include "engine/costs/rows.hpp"
+
+#include <algorithm>
+
+#include <numeric>
+
+namespace ridge::engine::costs {
+namespace {
+
+constexpr double kIndexBytes = 8.0;   // torch saves max-pool argmax indices as int64
+
+double product(const std::vector<std::int64_t>& v) {
+  double p = 1;
+  for (auto x : v) p *= static_cast<double>(x);
+  return p;
+}
+
+void weighted(const Ctx& c, OpCost& r, double macs) {
+  r.macs = macs;
+  const double f = 2.0 * r.macs;
+  const double P = c.params;
+  r.forward = pass(f, (c.in() + P) * c.w, c.out() * c.w);
+  // Backward: weight gradient always (the layer has parameters); input gradient when needed.
+  r.backward = pass(f + c.needf() * f,
+                    (c.out() + c.in() + c.needf() * P) * c.w,   // grad_out, saved input, weights
+                    (c.needf() * c.in() + P) * c.w,             // grad_in, weight grads
+                    1 + (c.need() ? 1 : 0));
+}
+
+void conv(const Ctx& c, OpCost& r) {
+  const std::int64_t cin = c.in_shapes.at(0).at(0), groups = c.a().i("groups");
+  weighted(c, r, c.out() * static_cast<double>(cin / groups) * product(c.a().ints("kernel")));
+  r.matrix_unit = !(groups > 1 && groups == cin);
+}
+
+void conv_transpose(const Ctx& c, OpCost& r) {
+  weighted(c, r, c.in() * static_cast<double>(c.a().i("out") / c.a().i("groups")) * product(c.a().ints("kernel")));
+}
+
+void maxpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
+  // window_elements: sum over every output of its window size, per batch.
+  r.forward = pass(window_elements - c.out(), c.in() * c.w, c.out() * c.w);
+  r.forward_train = pass(window_elements - c.out(), c.in() * c.w, c.out() * (c.w + kIndexBytes));
+  r.backward = pass(c.out(), c.out() * (c.w + kIndexBytes), c.in() * c.w);
+  r.saved_bytes = c.out() * kIndexBytes;
+}
+
+void avgpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
+  r.forward = pass(window_elements, c.in() * c.w, c.out() * c.w);
+  r.backward = pass(window_elements, c.out() * c.w, c.in() * c.w);
+}
+
+double fixed_windows(const Ctx& c) { return c.out() * product(c.a().ints("kernel")); }
+
+double adaptive_span(std::int64_t n, std::int64_t m) { return static_cast<double>(n + m - std::gcd(n, m)); }
+
+double adaptive_windows(const Ctx& c) {
+  const ir::Shape& s = c.in_shapes.at(0);
+  const auto& size = c.a().ints("size");
+  double total = static_cast<double>(s.at(0)) * c.batch;
+  for (std::size_t i = 0; i < size.size(); ++i) total *= adaptive_span(s.at(i + 1), size[i]);
+  return total;
+}
+
+void maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, fixed_windows(c)); }
+void avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, fixed_windows(c)); }
+void adaptive_maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, adaptive_windows(c)); }
+void adaptive_avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, adaptive_windows(c)); }
+
+void upsample(const Ctx& c, OpCost& r) {
+  const std::string& mode = c.a().s("mode");
+  const double taps = mode == "linear" ? 2 : mode == "bilinear" ? 4 : mode == "trilinear" ? 8 : mode == "bicubic" ? 16 : 0;
+  const double per = taps > 0 ? 2 * taps - 1 : 0;
+  r.forward = pass(per * c.out(), c.in() * c.w, c.out() * c.w);
+  r.backward = pass(std::max(per, 1.0) * c.out(), c.out() * c.w, c.in() * c.w, 2);   // zero fill + scatter-add
+}
+
+void copy_both_ways(const Ctx& c, OpCost& r) {
+  r.forward = pass(0, c.in() * c.w, c.out() * c.w);
+  r.backward = pass(0, c.out() * c.w, c.in() * c.w);
+}
+
+}  // namespace
+
+std::vector<CostRow> conv_costs() {
+  return {{"conv", conv},
+          {"conv_transpose", conv_transpose},
+          {"maxpool", maxpool},
+          {"avgpool", avgpool},
+          {"adaptive_avgpool", adaptive_avgpool},
+          {"adaptive_maxpool", adaptive_maxpool},
+          {"upsample", upsample},
+          {"pixel_shuffle", copy_both_ways}};
+}
+
+}  // namespace ridge::engine::costs

@@ -1,0 +1,114 @@
+// Costs of linear, matmul, embeddings, learned tensors, attention and recurrent layers.
+//
+// linear        as conv: MACs = outputs * in_features; a tied layer reads and updates its owner's weights
+// matmul        MACs = outputs * K; backward 2*MACs per operand that needs a gradient (broadcast
+//               reductions not counted)
+// embedding     a row gather: reads the ids and `dim` weights per id, writes the rows; no FLOPs.
+//               Backward: a dense weight gradient (torch's default sparse=False): zero-fill the table,
+//               then index_add the rows (1 add per element). Ids are counted at the precision's width,
+//               as every tensor of the IR is.
+// parameter     a view of the weights, broadcast over the batch; backward reduces the batch's
+//               gradient into the weight gradient (1 add per element)
+// attention     B batch, h heads, T queries, S keys, d key width, dv value width:
+//               MACs = B h T S (d + dv) (Q K^T and P V, counted in full with a causal mask too, as
+//               torchvision's GFLOPS and Kaplan et al. count them); 2 FLOPs per score for scale and
+//               mask (1 when not causal) and 5 for softmax. "materialized" writes the scores and the
+//               probabilities (4 B h T S reads/writes, 3 kernels: Q K^T, softmax, P V); "flash" never
+//               does (1 kernel, saves the row log-sum-exp). Backward: materialized 2x the forward
+//               matmuls + 4 per score for the softmax gradient, reading the saved probabilities and
+//               writing/reading dS; flash recomputes the scores: 2.5x the forward matmuls (Dao,
+//               FlashAttention-2, 2023) + 9 per score, and no score traffic.
+// lstm, gru     G gates (4, 3), H hidden, T steps, D directions, per layer l with input I_l:
+//               MACs = B T D G H (I_l + H); cell pointwise per hidden unit per step: LSTM 34 (3 sigmoid
+//               x4, 2 tanh x5, 4 mul/add, 8 bias adds), GRU 23 (2 sigmoid x4, tanh 5, 4 mul/add, 6 bias
+//               adds). One kernel per step, layer and direction (the recurrence is sequential).
+//               Backward: 2x the matmul FLOPs (input and weight gradients) + 2x the pointwise.
+#include "engine/costs/rows.hpp"
+
+#include <algorithm>
+
+namespace ridge::engine::costs {
+namespace {
+
+void weighted(const Ctx& c, OpCost& r, double macs) {
+  r.macs = macs;
+  const double f = 2.0 * r.macs;
+  const double P = c.params;
+  r.forward = pass(f, (c.in() + P) * c.w, c.out() * c.w);
+  r.backward = pass(f + c.needf() * f, (c.out() + c.in() + c.needf() * P) * c.w, (c.needf() * c.in() + P) * c.w,
+                    1 + (c.need() ? 1 : 0));
+}
+
+void linear(const Ctx& c, OpCost& r) { weighted(c, r, c.out() * static_cast<double>(c.in_shapes.at(0).back())); }
+
+void matmul(const Ctx& c, OpCost& r) {
+  r.macs = c.out() * static_cast<double>(c.in_shapes.at(0).back());   // K per output element
+  const double f = 2.0 * r.macs;
+  r.forward = pass(f, (c.in(0) + c.in(1)) * c.w, c.out() * c.w);
+  // grad_a = g . b^T needs b; grad_b = a^T . g needs a.
+  const double n = c.needf(0) + c.needf(1);
+  r.backward = pass(n * f, (n * c.out() + c.needf(0) * c.in(1) + c.needf(1) * c.in(0)) * c.w,
+                    (c.needf(0) * c.in(0) + c.needf(1) * c.in(1)) * c.w, static_cast<int>(n));
+}
+
+void embedding(const Ctx& c, OpCost& r) {
+  r.forward = pass(0, (c.in() + c.out()) * c.w, c.out() * c.w);
+  r.backward = pass(c.out(), (c.out() + c.in()) * c.w, c.params * c.w, 2);
+}
+
+void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c.w, c.params * c.w); }
+
+void attention(const Ctx& c, OpCost& r) {
+  const double h = static_cast<double>(c.a().i("heads"));
+  const double T = static_cast<double>(c.in_shapes.at(0).at(0)), S = static_cast<double>(c.in_shapes.at(1).at(0));
+  const double d = static_cast<double>(c.in_shapes.at(0).at(1)) / h;
+  const double dv = static_cast<double>(c.layer.output.at(1)) / h;
+  const double scores = c.batch * h * T * S;
+  r.macs = scores * (d + dv);
+  const double mm = 2.0 * r.macs;
+  const double pointwise = (c.a().b("causal") ? 7.0 : 6.0) * scores;
+  const double io = (c.in(0) + c.in(1) + c.in(2) + c.out()) * c.w;   // q, k, v read; output written
+  const double grads = (c.in(0) + c.in(1) + c.in(2)) * c.w;
+  if (c.a().s("kernel") == "flash") {
+    const double lse = c.batch * h * T;
+    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w, (c.out() + lse) * c.w, 1);
+    r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
+    r.saved_bytes = lse * c.w;
+  } else {
+    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + 2.0 * scores * c.w,
+                     c.out() * c.w + 2.0 * scores * c.w, 3);
+    r.backward = pass(2.0 * mm + 4.0 * scores, io + 3.0 * scores * c.w, grads + 2.0 * scores * c.w, 5);
+    r.saved_bytes = scores * c.w;   // the probabilities
+  }
+}
+
+void recurrent(const Ctx& c, OpCost& r, double gates, double cell) {
+  const ir::Attrs& a = c.a();
+  const double T = static_cast<double>(c.in_shapes.at(0).at(0));
+  const double H = static_cast<double>(a.i("hidden")), D = a.b("bidirectional") ? 2 : 1;
+  const double layers = static_cast<double>(a.i("layers"));
+  double macs = 0;
+  for (std::int64_t l = 0; l < a.i("layers"); ++l) {
+    const double input = l == 0 ? static_cast<double>(c.in_shapes.at(0).at(1)) : D * H;
+    macs += c.batch * T * D * gates * H * (input + H);
+  }
+  r.macs = macs;
+  const double point = cell * c.batch * T * D * H * layers;
+  const double states = gates * c.batch * T * D * H * layers;   // gate activations kept for backward
+  const int steps = static_cast<int>(std::min(T * D * layers, 1e9));
+  r.forward = pass(2.0 * macs + point, (c.in() + c.params) * c.w, (c.out() + states) * c.w, steps);
+  r.backward = pass(4.0 * macs + 2.0 * point, (c.out() + c.in() + states + c.params) * c.w,
+                    (c.needf() * c.in() + c.params) * c.w, 2 * steps);
+  r.saved_bytes = states * c.w;
+}
+void lstm(const Ctx& c, OpCost& r) { recurrent(c, r, 4, 34); }
+void gru(const Ctx& c, OpCost& r) { recurrent(c, r, 3, 23); }
+
+}  // namespace
+
+std::vector<CostRow> dense_costs() {
+  return {{"linear", linear},       {"matmul", matmul}, {"embedding", embedding}, {"parameter", parameter},
+          {"attention", attention}, {"lstm", lstm},     {"gru", gru}};
+}
+
+}  // namespace ridge::engine::costs

@@ -1,0 +1,76 @@
+// Costs of views, copies, reductions and softmax.
+//
+//   op            forward                                   backward (input gradient)
+//   views         nothing (flatten, reshape, transpose, permute, slice's forward, dropout in inference)
+//   slice         -                                         write the gradient into a zero-filled input-sized tensor
+//   expand        -                                         sum the gradient over the broadcast axes (1 add/element)
+//   concat        copy every input                          views of the output gradient: free
+//   gather        copy `count` rows (+ int64 index)         index_add into a zero-filled input (1 add/element)
+//   channel_shuffle, pad, roll                              a copy each way
+//   mean, sum     1 add per input element (+1 div per output for mean)   broadcast the gradient back (mean: 1 mul/element)
+//   amax          1 comparison per input element            g * (x == max): 2 per input element
+//   softmax       5 per element: max, sub, exp, sum, div    4: g*y, sum, sub, mul
+//   log_softmax   5 per element: max, sub, exp, sum, log+sub  4: exp(y), sum g, mul, sub
+//   dropout       train: 1 (x * mask * scale), 1-byte mask  1
+#include "engine/costs/rows.hpp"
+
+namespace ridge::engine::costs {
+namespace {
+
+constexpr double kIndexBytes = 8.0;   // torch's int64 indices
+
+void slice(const Ctx& c, OpCost& r) { r.backward = pass(0, c.out() * c.w, c.in() * c.w); }
+
+void expand(const Ctx& c, OpCost& r) {
+  if (c.in() < c.out()) r.backward = pass(c.out(), c.out() * c.w, c.in() * c.w);
+}
+
+void copy_both_ways(const Ctx& c, OpCost& r) {
+  r.forward = pass(0, c.in() * c.w, c.out() * c.w);
+  r.backward = pass(0, c.out() * c.w, c.in() * c.w);
+}
+
+void concat(const Ctx& c, OpCost& r) { r.forward = pass(0, c.in_total() * c.w, c.out() * c.w); }
+
+void gather(const Ctx& c, OpCost& r) {
+  r.forward = pass(0, c.out() * c.w + c.out() / c.batch * kIndexBytes, c.out() * c.w);
+  r.backward = pass(c.out(), c.out() * c.w, c.in() * c.w, 2);   // zero fill + index_add
+}
+
+void reduce(const Ctx& c, OpCost& r, bool mean) {
+  r.forward = pass(c.in() + (mean ? c.out() : 0.0), c.in() * c.w, c.out() * c.w);
+  r.backward = pass(mean ? c.in() : 0.0, c.out() * c.w, c.in() * c.w);
+}
+void mean(const Ctx& c, OpCost& r) { reduce(c, r, true); }
+void sum(const Ctx& c, OpCost& r) { reduce(c, r, false); }
+void amax(const Ctx& c, OpCost& r) {
+  r.forward = pass(c.in(), c.in() * c.w, c.out() * c.w);
+  r.backward = pass(2.0 * c.in(), (c.in() + 2.0 * c.out()) * c.w, c.in() * c.w);   // x, max, grad
+}
+
+void softmax(const Ctx& c, OpCost& r) {
+  r.forward = pass(5.0 * c.out(), c.in() * c.w, c.out() * c.w);
+  r.backward = pass(4.0 * c.in(), 2.0 * c.out() * c.w, c.in() * c.w);   // grad_out, saved output
+}
+
+void dropout(const Ctx& c, OpCost& r) {
+  // Eval: identity (a view). Train: mask (1 byte per element, torch's bool mask) saved for backward.
+  r.forward_train = pass(c.out(), c.in() * c.w, c.out() * c.w + c.out());
+  r.backward = pass(c.in(), c.out() * c.w + c.out(), c.in() * c.w);
+  r.saved_bytes = c.out();
+}
+
+}  // namespace
+
+std::vector<CostRow> tensor_costs() {
+  return {
+      {"flatten", view},         {"reshape", view},        {"transpose", view},
+      {"permute", view},         {"expand", expand},       {"concat", concat},
+      {"slice", slice},          {"gather", gather},       {"channel_shuffle", copy_both_ways},
+      {"pad", copy_both_ways},   {"roll", copy_both_ways}, {"mean", mean},
+      {"sum", sum},              {"amax", amax},           {"softmax", softmax},
+      {"log_softmax", softmax},  {"dropout", dropout},
+  };
+}
+
+}  // namespace ridge::engine::costs
