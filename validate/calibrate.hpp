@@ -41,7 +41,7 @@ struct CalibrateOptions {
 struct LayerComparison {
   std::string network;
   std::string layer;
-  ir::Op op = ir::Op::Input;
+  ir::Op op;                        // the input op by default
   ir::OpClass op_class = ir::OpClass::Elementwise;
   ir::Pass pass = ir::Pass::Forward;
   bool train = false;         // the training-mode forward (pass is Forward)

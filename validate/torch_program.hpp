@@ -1,6 +1,6 @@
 // The IR as a LibTorch program: one callable per layer, with its parameters allocated, so any `.net`
-// runs. Each op of the language maps to the matching ATen op (conv -> at::conv2d, batchnorm ->
-// at::batch_norm, ...). Shapes in the IR are per sample; here every tensor carries the batch as
+// runs. Each op's LibTorch form is its row under validate/lower/ (conv -> at::convolution,
+// batchnorm -> at::batch_norm, ...). Shapes in the IR are per sample; here every tensor carries the batch as
 // dimension 0, so per-sample axis a is tensor dimension a + 1.
 #pragma once
 
@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -59,6 +60,9 @@ class TorchProgram {
   bool training_ = false;
   std::vector<std::vector<at::Tensor>> params_;   // per layer
   std::vector<std::vector<at::Tensor>> buffers_;  // per layer: batchnorm running mean and variance
+  std::vector<std::size_t> tied_;                 // layers whose parameters are another layer's
+  mutable std::int64_t batch_ = 1;                // of the last run: for layers with no input
+  bool is_tied(std::size_t id) const;
 };
 
 }  // namespace ridge::validate
