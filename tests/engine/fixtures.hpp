@@ -56,14 +56,14 @@ inline ir::Network tiny() {
 inline ir::Network mobile_block() {
   lang::NetworkBuilder b("mobile_block", {16, 32, 32});
   auto x = b.batchnorm(b.conv(b.input(), 32, 1, {.bias = false}));
-  x = b.activation(ir::Op::HardSwish, x);
+  x = b.activation("hardswish", x);
   x = b.conv(x, 32, 3, {.padding = 1, .groups = 32, .bias = false});
   auto s = b.adaptive_avgpool(x, 1, 1);
-  s = b.activation(ir::Op::ReLU, b.conv(s, 8, 1));
-  s = b.activation(ir::Op::HardSigmoid, b.conv(s, 32, 1));
+  s = b.activation("relu", b.conv(s, 8, 1));
+  s = b.activation("hardsigmoid", b.conv(s, 32, 1));
   x = b.mul(x, s);
   x = b.avgpool(x, 2);
-  x = b.activation(ir::Op::SiLU, x);
+  x = b.activation("silu", x);
   x = b.dropout(b.flatten(x), 0.2);
   return b.finish(b.linear(x, 10));
 }
@@ -72,17 +72,11 @@ inline ir::Network mobile_block() {
 inline ir::Network shuffle_block() {
   lang::NetworkBuilder b("shuffle_block", {24, 16, 16});
   auto x = b.maxpool(b.input(), 3, {.stride = 1, .padding = 1});
-  ir::Attrs left;
-  left.axis = 0; left.start = 0; left.size = 12;
-  ir::Attrs right = left;
-  right.start = 12;
-  auto l = b.layer(ir::Op::Slice, left, {x});
-  auto r = b.layer(ir::Op::Slice, right, {x});
+  auto l = b.call("slice", {x}, {{"axis", 0}, {"start", 0}, {"size", 12}});
+  auto r = b.call("slice", {x}, {{"axis", 0}, {"start", 12}, {"size", 12}});
   r = b.relu(b.conv(r, 12, 1));
   x = b.concat({l, r}, 0);
-  ir::Attrs shuffle;
-  shuffle.groups = 2;
-  x = b.layer(ir::Op::ChannelShuffle, shuffle, {x});
+  x = b.call("channel_shuffle", {x}, {{"groups", 2}});
   return b.finish(x);
 }
 
@@ -92,17 +86,13 @@ inline ir::Network attention_block() {
   auto x = b.layernorm(b.input());
   auto q = b.linear(x, 64);
   auto k = b.linear(x, 64);
-  ir::Attrs t;
-  t.shape = {64, 16};
-  auto kt = b.layer(ir::Op::Reshape, t, {k});
-  ir::Attrs sm;
-  sm.axis = 1;
-  auto a = b.layer(ir::Op::Softmax, sm, {b.matmul(q, kt)});
+  auto kt = b.call("reshape", {k}, {{"shape", std::vector<std::int64_t>{64, 16}}});
+  auto a = b.call("softmax", {b.matmul(q, kt)}, {{"axis", 1}});
   auto y = b.matmul(a, x);
-  y = b.activation(ir::Op::GELU, b.linear(y, 128));
-  y = b.activation(ir::Op::Tanh, y);
-  y = b.activation(ir::Op::Sigmoid, y);
-  y = b.activation(ir::Op::ReLU6, y);
+  y = b.activation("gelu", b.linear(y, 128));
+  y = b.activation("tanh", y);
+  y = b.activation("sigmoid", y);
+  y = b.activation("relu6", y);
   y = b.add(b.linear(y, 64), x);
   return b.finish(y);
 }

@@ -13,7 +13,7 @@ namespace {
 std::vector<std::int64_t> linear_outs(const ir::Network& n) {
   std::vector<std::int64_t> outs;
   for (const auto& l : n.layers)
-    if (l.op == ir::Op::Linear) outs.push_back(l.attrs.out);
+    if (l.op == ir::op("linear")) outs.push_back(l.attrs.i("out"));
   return outs;
 }
 

@@ -59,7 +59,10 @@ TEST_CASE("bad .net input is reported at the right place with what was expected"
     {"a missing block argument", "block b(x, planes) { return x }\nnetwork n {\n  input x: [4]\n  return b(x)\n}", 4, 10, "block 'b' needs argument 'planes'"},
     {"too many arguments", "network n {\n  input x: [4]\n  return relu(x, x)\n}", 3, 18, "'relu' takes at most 1 argument(s), got more"},
     {"a non-integer channel count", "network n {\n  input x: [3, 8, 8]\n  return x -> conv(8.5, 3)\n}", 3, 20, "expected an integer for 'out' of 'conv', got 8.5 ("},
-    {"a number where a tensor is needed", "network n {\n  input x: [4]\n  return add(x, 2)\n}", 3, 17, "expected a tensor for 'b' of 'add', got a number"},
+    {"a number where a tensor is needed", "network n {\n  input x: [4]\n  return matmul(x, 2)\n}", 3, 20, "expected a tensor for 'b' of 'matmul', got a number"},
+    {"a word where a number is needed", "network n {\n  input x: [4]\n  return x -> dropout(\"half\")\n}", 3, 23, "expected a number for 'p' of 'dropout', got a word (\"half\")"},
+    {"a word the op does not know", "network n {\n  input x: [3, 4, 4]\n  return x -> upsample(2, mode: \"cubic\")\n}", 3, 15, "'mode' of 'upsample' is \"cubic\"; expected one of \"nearest\", \"linear\", \"bilinear\", \"bicubic\", \"trilinear\""},
+    {"an unterminated word", "network n {\n  input x: [3, 4, 4]\n  return x -> upsample(2, mode: \"nearest)\n}", 4, 1, "expected a closing '\"' on the same line, found '}'"},
     {"a channel mismatch", "network n {\n  input x: [3, 8, 8]\n  y = x -> conv(8, 3, pad: 1)\n  return add(x, y)\n}", 4, 10, "add1: shapes [3, 8, 8] and [8, 8, 8] do not broadcast"},
     {"a grouped conv mismatch", "network n {\n  input x: [6, 8, 8]\n  return x -> conv(8, 3, groups: 4)\n}", 3, 15, "input channels (6) are not divisible by groups (4)"},
     {"a window larger than the input", "network n {\n  input x: [3, 4, 4]\n  return x -> conv(8, 7)\n}", 3, 15, "larger than the padded input"},
@@ -123,7 +126,7 @@ TEST_CASE("deeply nested else-if ladders, long chains and long sums do not overf
   ladder += "\n return x -> linear(v) -> relu" + repeat(" -> relu", 20000) + "\n}";
   CHECK(lang::parse_network(ladder, "ladder.net").layers.size() == 20003);
   const std::string sum = "network n {\n input x: [4]\n v = 1" + repeat(" + 1", 100000) + " - 100000\n return x -> linear(v)\n}";
-  CHECK(lang::parse_network(sum, "sum.net").layers.back().attrs.out == 1);
+  CHECK(lang::parse_network(sum, "sum.net").layers.back().attrs.i("out") == 1);
   CHECK_THAT(test::error_of("network n {\n input x: [4]\n v = " + repeat("- ! ", 50000) + "1\n return x\n}"),
              Catch::Contains("expected true or false for the operand of '!', got a number"));
 }

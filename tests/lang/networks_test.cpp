@@ -34,7 +34,7 @@ network lenet(classes = 10) {
   CHECK(test::total_parameters(n) == 62'006);
   CHECK(n.layers[n.output].output == ir::Shape{10});
   CHECK(layer(n, "maxpool2").output == ir::Shape{16, 5, 5});
-  CHECK(layer(n, "linear3").attrs.out == 10);
+  CHECK(layer(n, "linear3").attrs.i("out") == 10);
   CHECK(n.layers.size() == 13);
 }
 
@@ -94,8 +94,8 @@ network module {
   // c: 192*16 + 32 + 16*32*9 + 64 = 7,776; d: 192*32 + 64 = 6,208. Total 155,872.
   CHECK(test::total_parameters(n) == 155'872);
   CHECK(n.layers[n.output].output == ir::Shape{256, 28, 28});
-  CHECK(layer(n, "inception3a.basic_conv3.conv1").attrs.kernel == ir::Pair{3, 3});
-  CHECK(layer(n, "inception3a.basic_conv1.batchnorm1").attrs.eps == 0.001);
+  CHECK(layer(n, "inception3a.basic_conv3.conv1").attrs.ints("kernel") == std::vector<std::int64_t>{3, 3});
+  CHECK(layer(n, "inception3a.basic_conv1.batchnorm1").attrs.r("eps") == 0.001);
   CHECK(n.layers[n.output].name == "inception3a.concat1");
   CHECK(n.layers[n.output].inputs.size() == 4);
 }
@@ -118,7 +118,7 @@ network mbv3_block(expand = 64) {
   CHECK(test::total_parameters(n) == 1'152 + 704 + 2'128 + 1'584);
   CHECK(n.layers[n.output].output == ir::Shape{24, 56, 56});
   CHECK(layer(n, "squeeze_excite1.mul1").output == ir::Shape{64, 56, 56});
-  CHECK(layer(n, "conv2").attrs.groups == 64);
+  CHECK(layer(n, "conv2").attrs.i("groups") == 64);
 }
 
 TEST_CASE("a ShuffleNetV2 unit splits, shuffles and concatenates channels") {
@@ -135,10 +135,10 @@ network shuffle_unit(c = 116) {
   // 58*58 + 116 + 58*9 + 116 + 58*58 + 116 = 7,598.
   CHECK(test::total_parameters(n) == 7'598);
   CHECK(n.layers[n.output].output == ir::Shape{116, 28, 28});
-  CHECK(layer(n, "slice1").attrs.start == 0);
-  CHECK(layer(n, "slice2").attrs.start == 58);
+  CHECK(layer(n, "slice1").attrs.i("start") == 0);
+  CHECK(layer(n, "slice2").attrs.i("start") == 58);
   CHECK(layer(n, "slice2").output == ir::Shape{58, 28, 28});
-  CHECK(layer(n, "channel_shuffle1").attrs.groups == 2);
+  CHECK(layer(n, "channel_shuffle1").attrs.i("groups") == 2);
 }
 
 TEST_CASE("split follows torch.chunk, takes explicit sizes, and names labelled pieces") {
@@ -150,7 +150,7 @@ network pieces {
   return concat(p, q, axis: 0)
 })", "split.net");
   CHECK(layer(n, "slice3").output == ir::Shape{2, 4, 4});
-  CHECK(layer(n, "parts.1").attrs.start == 2);
+  CHECK(layer(n, "parts.1").attrs.i("start") == 2);
   CHECK(layer(n, "parts.1").output == ir::Shape{8, 4, 4});
   CHECK(n.layers[n.output].output == ir::Shape{20, 4, 4});
 }
@@ -159,7 +159,7 @@ TEST_CASE("expressions follow LANGUAGE.md's precedence and torchvision's make_di
   const auto value = [](const std::string& expr) {
     const ir::Network n = lang::parse_network("network e {\n input x: [1]\n v = " + expr +
                                                   "\n return x -> linear(v)\n}", "expr.net");
-    return n.layers[n.output].attrs.out;
+    return n.layers[n.output].attrs.i("out");
   };
   CHECK(value("1 + 2 * 3") == 7);
   CHECK(value("(1 + 2) * 3") == 9);

@@ -8,7 +8,7 @@ using namespace ridge;
 TEST_CASE("overriding classes=10 with --set changes resnet18's last linear layer and its parameter count") {
   const ir::Network n = lang::load_network(RIDGE_MODELS_DIR "/resnet18.net", {{"classes", "10"}});
   const ir::Layer& last = n.layers[n.output];
-  CHECK(last.attrs.out == 10);
+  CHECK(last.attrs.i("out") == 10);
   CHECK(last.output == ir::Shape{10});
   // 11,689,512 less the linear layer's 990 dropped rows of 512 weights and 1 bias each.
   CHECK(test::total_parameters(n) == 11'689'512 - 990 * 513);
@@ -17,9 +17,9 @@ TEST_CASE("overriding classes=10 with --set changes resnet18's last linear layer
 TEST_CASE("overrides given with --set take numbers and booleans") {
   const std::string text = "network n(w = 1.0, wide = false) {\n input x: [8]\n"
                            " return x -> linear(wide ? 16 * w : 4)\n}";
-  CHECK(lang::parse_network(text, "n.net").layers.back().attrs.out == 4);
-  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}}).layers.back().attrs.out == 16);
-  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}, {"w", "0.5"}}).layers.back().attrs.out == 8);
+  CHECK(lang::parse_network(text, "n.net").layers.back().attrs.i("out") == 4);
+  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}}).layers.back().attrs.i("out") == 16);
+  CHECK(lang::parse_network(text, "n.net", {{"wide", "true"}, {"w", "0.5"}}).layers.back().attrs.i("out") == 8);
 }
 
 TEST_CASE("an override of an unknown parameter or a value that is not a literal is an error") {
