@@ -5,6 +5,7 @@
 #include "ir/resnet18_builder.hpp"
 
 #include "ir/ops.hpp"
+#include "parse.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -33,6 +34,18 @@ TEST_CASE("every IR op has a row in the engine's cost table") {
   for (const auto& spec : ir::all_ops()) {
     INFO("op " << spec.name);
     CHECK(engine::has_cost(ir::op(spec.name)));
+  }
+}
+
+TEST_CASE("LANGUAGE.md's op table names every op of the spec table") {
+  const std::string doc = lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/lang/LANGUAGE.md");
+  const auto table = doc.find("### Ops");
+  REQUIRE(table != std::string::npos);
+  const std::string ops = doc.substr(table, doc.find("\n### ", table + 1) - table);
+  for (const auto& spec : ir::all_ops()) {
+    if (spec.name == "input") continue;
+    INFO("op " << spec.name);
+    CHECK(ops.find("`" + std::string(spec.name) + "`") != std::string::npos);
   }
 }
 
