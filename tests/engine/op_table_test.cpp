@@ -136,7 +136,8 @@ const Row kRows[] = {
     {"dropout1", {0, 0, 0}, {32, 128, 160}, {32, 160, 128}, 1},
 };
 
-void check_pass(const engine::PassCost& got, const Pass& want) {
+void check_pass(const engine::PassCost& got, const Pass& want, const char* pass) {
+  CAPTURE(pass);
   CHECK(got.flops == want.flops);
   CHECK(got.bytes_read == want.read);
   CHECK(got.bytes_written == want.written);
@@ -148,12 +149,9 @@ TEST_CASE("every per-op count of the cost table in engine/op_costs.cpp, worked b
   for (const Row& row : kRows) {
     CAPTURE(row.layer);
     const engine::LayerRow& l = layer(row.layer);
-    INFO("forward");
-    check_pass(l.fwd, row.fwd);
-    INFO("training-mode forward");
-    check_pass(l.fwd_train, row.fwd_train);
-    INFO("backward");
-    check_pass(l.bwd, row.bwd);
+    check_pass(l.fwd, row.fwd, "forward");
+    check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
+    check_pass(l.bwd, row.bwd, "backward");
     CHECK(l.bwd.kernels == row.bwd_kernels);
   }
   // Every layer of the network has a row above (bar the input and the flatten and reshape views).

@@ -17,6 +17,7 @@ Takes about 4-5 minutes on two cores. Run it through CTest: `ctest --test-dir bu
 """
 import argparse
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -72,7 +73,11 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     cmd = [args.calibrate, "--device", "cpu", "--threads", "1", "--batch", str(args.batch), "--no-layers",
            "--out", str(out / "calibrate.hw"), "--holdout", *HOLDOUT, "--", *FIT]
+    load_before = os.getloadavg()
     print("running:", " ".join(cmd), flush=True)
+    if load_before[0] > 0.5:
+        print(f"warning: load average {load_before[0]:.2f} before the run; timings on a busy machine are not the "
+              "README's (run it on an idle machine)", flush=True)
     start = time.monotonic()
     run = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -81,7 +86,8 @@ def main():
         print(f"calibrate failed with status {run.returncode}")
         return 1
     networks, medians, table = parse(run.stdout)
-    result = {"command": cmd, "seconds": round(seconds, 1), "batch": args.batch, "precision": "fp32",
+    result = {"command": cmd, "seconds": round(seconds, 1), "load_average_before": load_before,
+              "load_average_after": os.getloadavg(), "batch": args.batch, "precision": "fp32",
               "fitted": FIT, "held_out": HOLDOUT, "networks": networks, "median_error": medians,
               "ceiling": CEILING, "ceilings_line": next((l for l in run.stdout.splitlines()
                                                          if l.startswith("Ceilings measured")), "")}
