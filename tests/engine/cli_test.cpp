@@ -96,10 +96,8 @@ TEST_CASE("simulate -o leaves the previous file untouched when it fails") {
 TEST_CASE("simulate runs VGG-19 on the A100 end to end") {
   const std::string net = file(RIDGE_MODELS_DIR, "vgg19.net");
   const std::string hw = file(RIDGE_HW_DIR, "a100-sxm4-40gb.hw");
-  if (!fs::exists(net) || !fs::exists(hw)) {
-    WARN("models/vgg19.net or hw/a100-sxm4-40gb.hw not there yet: skipped");
-    return;
-  }
+  REQUIRE(fs::exists(net));
+  REQUIRE(fs::exists(hw));
   const Run table = simulate("'" + net + "' '" + hw + "' --batch 64");
   INFO(table.err);
   REQUIRE(table.status == 0);

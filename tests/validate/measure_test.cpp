@@ -124,11 +124,14 @@ TEST_CASE("the device option takes cpu, cuda and cuda:N and nothing else") {
 }
 
 TEST_CASE("calibrate --device cuda without a CUDA LibTorch says so before measuring anything") {
-  if (at::hasCUDA()) {
-    WARN("this LibTorch has CUDA: nothing to check");
-    return;
-  }
   validate::CalibrateOptions o;
   o.cuda = true;
-  CHECK_THROWS_WITH(validate::calibrate({{small_cnn("small", 4), false}}, o), Catch::Contains("built without CUDA"));
+  if (!at::hasCUDA()) {
+    CHECK_THROWS_WITH(validate::calibrate({{small_cnn("small", 4), false}}, o), Catch::Contains("built without CUDA"));
+  } else {
+    // A CUDA LibTorch: the same up-front check refuses a device index the machine does not have.
+    o.cuda_index = 4096;
+    CHECK_THROWS_WITH(validate::calibrate({{small_cnn("small", 4), false}}, o),
+                      Catch::Contains("--device cuda:4096: this machine has"));
+  }
 }
