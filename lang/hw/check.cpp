@@ -185,6 +185,11 @@ class Checker {
       error(*quantity, "'" + entry.key.text + "' must be a finite number, found " + format_number(quantity->number));
       return std::nullopt;
     }
+    if (!std::isfinite(value)) {   // a finite number whose unit's scale overflows a double (1e300 EFLOP/s)
+      error(*quantity, "'" + entry.key.text + "' overflows a double: " + format_number(quantity->number) + " " +
+                           quantity->unit->text + " is beyond 1.8e308 in base units");
+      return std::nullopt;
+    }
     if (value <= 0.0) {
       error(*quantity, "'" + entry.key.text + "' must be positive, found " + format_number(quantity->number));
       return std::nullopt;

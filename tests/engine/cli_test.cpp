@@ -33,19 +33,53 @@ std::string file(const std::string& folder, const std::string& name) { return fo
 
 TEST_CASE("simulate with a missing network file fails with a diagnostic") {
   const Run r = simulate("/nonexistent/model.net /nonexistent/device.hw");
-  CHECK(r.status != 0);
-  CHECK(r.status != -1);   // exited, did not crash
-  CHECK(r.err.find("model.net") != std::string::npos);
+  REQUIRE(r.exited);   // a crash is not a refusal
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("/nonexistent/model.net: error: cannot open file"));
   CHECK(r.out.empty());
 }
 
 TEST_CASE("simulate rejects bad options with a message") {
-  CHECK(simulate("a.net b.hw --batch 0").status != 0);
-  const Run r = simulate("a.net b.hw --batch 1,x");
-  CHECK(r.status != 0);
-  CHECK(r.err.find("--batch") != std::string::npos);
-  CHECK(simulate("a.net b.hw --dtype fp12").status != 0);
-  CHECK(simulate("").status != 0);
+  // Each refusal: the program exited (not killed), with status 1 and the option named in the message.
+  const std::pair<std::string, std::string> cases[] = {
+      {"a.net b.hw --batch 0", "simulate: error: --batch: '0' is not a batch size between 1 and 16777216"},
+      {"a.net b.hw --batch 1,x", "simulate: error: --batch: 'x' is not a batch size between 1 and 16777216"},
+      {"a.net b.hw --dtype fp12", "simulate: error: --dtype: 'fp12' is not one of fp64, fp32, tf32, fp16, bf16, int8"}};
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const Run r = simulate(args);
+    REQUIRE(r.exited);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::StartsWith(message));
+    CHECK(r.out.empty());
+  }
+  // No arguments: the option parser's usage error (CLI11's RequiredError exit code, 106).
+  const Run none = simulate("");
+  REQUIRE(none.exited);
+  CHECK(none.status == 106);
+  CHECK_THAT(none.err, Catch::Contains("network is required"));
+}
+
+TEST_CASE("simulate --devices takes 1 ..= 65536 (LANGUAGE.md Limits)") {
+  const std::string net = file(RIDGE_MODELS_DIR, "resnet18.net");
+  const std::string hw = file(RIDGE_HW_DIR, "a100-sxm4-40gb.hw");
+  for (const char* devices : {"0", "65537", "-1", "x"}) {
+    CAPTURE(devices);
+    const Run r = simulate("'" + net + "' '" + hw + "' --devices " + devices);
+    REQUIRE(r.exited);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::StartsWith(std::string("simulate: error: --devices: '") + devices +
+                                        "' is not a device count between 1 and 65536"));
+    CHECK(r.out.empty());
+  }
+  for (const char* devices : {"1", "65536"}) {
+    CAPTURE(devices);
+    const Run r = simulate("'" + net + "' '" + hw + "' --devices " + devices + " --scaling weak --format csv");
+    INFO(r.err);
+    REQUIRE(r.exited);
+    CHECK(r.status == 0);
+    CHECK_FALSE(r.out.empty());
+  }
 }
 
 TEST_CASE("simulate -o leaves the previous file untouched when it fails") {
@@ -62,10 +96,8 @@ TEST_CASE("simulate -o leaves the previous file untouched when it fails") {
 TEST_CASE("simulate runs VGG-19 on the A100 end to end") {
   const std::string net = file(RIDGE_MODELS_DIR, "vgg19.net");
   const std::string hw = file(RIDGE_HW_DIR, "a100-sxm4-40gb.hw");
-  if (!fs::exists(net) || !fs::exists(hw)) {
-    WARN("models/vgg19.net or hw/a100-sxm4-40gb.hw not there yet: skipped");
-    return;
-  }
+  REQUIRE(fs::exists(net));
+  REQUIRE(fs::exists(hw));
   const Run table = simulate("'" + net + "' '" + hw + "' --batch 64");
   INFO(table.err);
   REQUIRE(table.status == 0);

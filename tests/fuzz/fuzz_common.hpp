@@ -1,12 +1,18 @@
 // Shared by the libFuzzer targets: run the whole front end and engine on one input, and treat every
 // documented error (lang::Error, engine::SimulationError) as a correct answer. Anything else that
-// escapes (another exception, a crash, a sanitizer report, a hang, runaway memory) is a bug.
+// escapes (another exception, a crash, a sanitizer report, a hang, runaway memory) is a bug, and so is
+// a report carrying inf or NaN (LANGUAGE.md Limits: "no report ever shows inf or NaN"): it aborts, so
+// the fuzzer keeps the input, as tests/reliability/fuzz_regressions_test.cpp checks for kept inputs.
 #pragma once
 
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "engine/timing.hpp"
 #include "parse.hpp"
+#include "support/finite_report.hpp"
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <cstdint>
 #include <string>
@@ -18,6 +24,10 @@ inline void simulate_and_render(const ir::Network& net, const ir::Device& dev, s
                                 ir::Precision precision) {
   try {
     const engine::Report r = engine::simulate(net, dev, {.batch = batch, .precision = precision});
+    if (!testing::all_finite(r)) {
+      std::fprintf(stderr, "fuzz: a report with inf, NaN or a negative figure (batch %lld)\n", static_cast<long long>(batch));
+      std::abort();
+    }
     (void)engine::render::json(r);
     (void)engine::render::table(r);
   } catch (const engine::SimulationError&) {

@@ -1,0 +1,145 @@
+// Absolute predicted times users read off a report, pinned, each worked by hand from the datasheet
+// figures of the catalogue's .hw file and the default PPP documented in engine/timing.cpp:
+//
+//   op class        compute  memory   (ppp_c, ppp_m)
+//   matmul          0.5      0.8
+//   elementwise     0.5      0.8
+//   normalization   0.5      0.6
+//   pooling         0.5      0.7
+//   data_movement   0.5      0.8
+//
+//   PALEO    t = Br/(ppp_m·bw) + F/(ppp_c·peak) + Bw/(ppp_m·bw) + kernels · launch_overhead
+//   roofline t = max(F/peak, (Br + Bw)/bw)
+//
+// hw/a100-sxm4-40gb.hw: peak.fp32 = 19.5 TFLOP/s (no fp32 matrix unit, so conv/linear use it too),
+// memory.bandwidth = 1555 GB/s, launch_overhead = 5 us.
+//
+// Networks come from .net text or the zoo, layers are looked up by name.
+#include "engine/simulate.hpp"
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace ridge;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+const ir::Device& a100() {
+  static const ir::Device d = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
+  return d;
+}
+
+const engine::LayerRow& find(const engine::Report& r, const std::string& name) {
+  for (const engine::LayerRow& l : r.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  throw;
+}
+
+constexpr double kPeak = 19.5e12;   // FLOP/s
+constexpr double kBw = 1555e9;      // B/s
+constexpr double kLaunch = 5e-6;    // s
+
+}  // namespace
+
+TEST_CASE("VGG-19 stage1.conv1 on an A100 at batch 1 fp32 is 33.6 us PALEO and 8.89 us roofline (README)") {
+  const engine::Report r = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100(),
+                                            {.batch = 1, .precision = ir::Precision::FP32});
+  const engine::LayerRow& conv = find(r, "stage1.conv1");
+  // conv(64, 3, pad: 1) on [3, 224, 224] -> [64, 224, 224]:
+  //   MACs  = 64·224·224 outputs × 3·3·3 = 3,211,264 × 27 = 86,704,128;  F = 173,408,256 FLOP
+  //   Br    = (3·224·224 inputs + 1,792 params) × 4 B = (150,528 + 1,792) × 4 = 609,280 B
+  //   Bw    = 3,211,264 × 4 B = 12,845,056 B;  Br + Bw = 13,454,336 B (README: 13.5 MB)
+  //   PALEO = 13,454,336 / (0.8 × 1555e9)  = 10.8154 us
+  //         + 173,408,256 / (0.5 × 19.5e12) = 17.7855 us
+  //         + 1 kernel × 5 us                = 33.601 us
+  //   roofline = max(173,408,256 / 19.5e12 = 8.893 us, 13,454,336 / 1555e9 = 8.652 us) = 8.893 us, compute bound
+  CHECK(conv.fwd.flops == 173408256.0);
+  CHECK(conv.fwd.bytes() == 13454336.0);
+  CHECK_THAT(conv.time_fwd.paleo_s, WithinRel(13454336.0 / (0.8 * kBw) + 173408256.0 / (0.5 * kPeak) + kLaunch, 1e-12));
+  CHECK_THAT(conv.time_fwd.paleo_s, WithinAbs(33.601e-6, 0.001e-6));
+  CHECK_THAT(conv.time_fwd.roofline_s, WithinAbs(8.8927e-6, 0.0001e-6));
+  CHECK(conv.time_fwd.bound == engine::Bound::Compute);
+
+  const engine::LayerRow& relu = find(r, "stage1.relu1");
+  // relu on [64, 224, 224]: F = 3,211,264; Br = Bw = 12,845,056 B.
+  //   PALEO = 25,690,112 / (0.8 × 1555e9) = 20.6512 us + 3,211,264 / (0.5 × 19.5e12) = 0.3294 us + 5 us = 25.981 us
+  //   roofline = 25,690,112 / 1555e9 = 16.521 us, memory bound (README: 26.0 us, 16.5 us)
+  CHECK_THAT(relu.time_fwd.paleo_s, WithinAbs(25.981e-6, 0.001e-6));
+  CHECK_THAT(relu.time_fwd.roofline_s, WithinAbs(16.521e-6, 0.001e-6));
+  CHECK(relu.time_fwd.bound == engine::Bound::Memory);
+
+  // Whole network, as the README prints it (3 significant figures): inference PALEO 4.91 ms, roofline
+  // 2.42 ms; training step PALEO 17.0 ms (forward 4.93 + backward 9.57 + update 2.46), roofline 9.04 ms.
+  CHECK_THAT(r.totals.time_fwd_s, WithinAbs(4.91e-3, 0.005e-3));
+  CHECK_THAT(r.totals.roofline_fwd_s, WithinAbs(2.42e-3, 0.005e-3));
+  CHECK_THAT(r.totals.time_train_step_s, WithinAbs(17.0e-3, 0.05e-3));
+  CHECK_THAT(r.totals.time_fwd_train_s, WithinAbs(4.93e-3, 0.005e-3));
+  CHECK_THAT(r.totals.time_bwd_s, WithinAbs(9.57e-3, 0.005e-3));
+  CHECK_THAT(r.totals.time_update_s, WithinAbs(2.46e-3, 0.005e-3));
+  CHECK_THAT(r.totals.roofline_train_step_s, WithinAbs(9.04e-3, 0.005e-3));
+}
+
+TEST_CASE("ResNet-50 on an A100 and a T4 at fp16 as in the README comparison table") {
+  const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/resnet50.net");
+  const ir::Device t4 = lang::load_device(std::string(RIDGE_HW_DIR) + "/t4.hw");
+  struct Case {
+    const ir::Device* device;
+    std::int64_t batch;
+    double infer_s, train_s;   // README, 3 significant figures
+  };
+  for (const Case& c : {Case{&a100(), 1, 1.11e-3, 3.42e-3}, Case{&a100(), 64, 13.6e-3, 37.8e-3},
+                        Case{&t4, 1, 2.02e-3, 6.75e-3}, Case{&t4, 64, 62.0e-3, 170e-3}}) {
+    CAPTURE(c.device->name, c.batch);
+    const engine::Report r = engine::simulate(net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16});
+    CHECK_THAT(r.totals.time_fwd_s, WithinRel(c.infer_s, 0.005));
+    CHECK_THAT(r.totals.time_train_step_s, WithinRel(c.train_s, 0.005));
+  }
+}
+
+TEST_CASE("the default PPP of every op class pinned through a layer of each class") {
+  // No ppp.* line in the A100 file, so every layer runs at the defaults. Batch 1, fp32.
+  const ir::Network net = lang::parse_network(R"(network classes {
+  input x: [8, 32, 32]
+  x = x -> conv(8, 3, pad: 1) -> relu -> batchnorm -> maxpool(2)
+  return concat(x, x) -> channel_shuffle(2)
+}
+)",
+                                              "classes.net");
+  const engine::Report r = engine::simulate(net, a100(), {.batch = 1, .precision = ir::Precision::FP32});
+  struct Expect {
+    const char* layer;
+    double compute, memory;
+  };
+  for (const Expect& e : {Expect{"conv1", 0.5, 0.8}, Expect{"relu1", 0.5, 0.8}, Expect{"batchnorm1", 0.5, 0.6},
+                          Expect{"maxpool1", 0.5, 0.7}, Expect{"channel_shuffle1", 0.5, 0.8}}) {
+    CAPTURE(e.layer);
+    const engine::LayerRow& l = find(r, e.layer);
+    CHECK(l.ppp_fwd.compute == e.compute);
+    CHECK(l.ppp_fwd.memory == e.memory);
+    CHECK(l.ppp_bwd.compute == e.compute);
+    CHECK(l.ppp_bwd.memory == e.memory);
+    CHECK(l.ppp_fwd.compute_default);
+    CHECK(l.ppp_fwd.memory_default);
+  }
+
+  // The same defaults through absolute times, by hand (8 x 32 x 32 = 8192 elements = 32,768 B):
+  // conv1: F = 2 × 8192 × 8·9 = 1,179,648; Br = (8192 + 584 params) × 4 = 35,104 B; Bw = 32,768 B.
+  //   PALEO = 67,872 / (0.8 × 1555e9) = 54.559 ns + 1,179,648 / (0.5 × 19.5e12) = 120.989 ns + 5 us = 5.175549 us
+  CHECK_THAT(find(r, "conv1").time_fwd.paleo_s, WithinAbs(5.175549e-6, 1e-12));
+  // relu1: F = 8192; B = 65,536. PALEO = 65,536 / 1.244e12 = 52.682 ns + 8192 / 9.75e12 = 0.840 ns + 5 us
+  CHECK_THAT(find(r, "relu1").time_fwd.paleo_s, WithinAbs(5.053522e-6, 1e-12));
+  // batchnorm1 (eval): F = 2 × 8192 = 16,384; Br = (8192 + 32) × 4 = 32,896 B; Bw = 32,768 B.
+  //   PALEO = 65,664 / (0.6 × 1555e9) = 70.379 ns + 16,384 / 9.75e12 = 1.680 ns + 5 us = 5.072060 us
+  CHECK_THAT(find(r, "batchnorm1").time_fwd.paleo_s, WithinAbs(5.072060e-6, 1e-12));
+  // maxpool1 2x2 -> [8, 16, 16] = 2048 outputs: F = 3 × 2048 = 6144; Br = 32,768 B; Bw = 8192 B.
+  //   PALEO = 40,960 / (0.7 × 1555e9) = 37.630 ns + 6144 / 9.75e12 = 0.630 ns + 5 us = 5.038260 us
+  CHECK_THAT(find(r, "maxpool1").time_fwd.paleo_s, WithinAbs(5.038260e-6, 1e-12));
+  // channel_shuffle1 on [16, 16, 16] = 4096 elements: a copy, B = 2 × 16,384 = 32,768 B, no FLOPs.
+  //   PALEO = 32,768 / (0.8 × 1555e9) = 26.341 ns + 5 us = 5.026341 us
+  CHECK_THAT(find(r, "channel_shuffle1").time_fwd.paleo_s, WithinAbs(5.026341e-6, 1e-12));
+}
