@@ -173,10 +173,14 @@ TEST_CASE("layers whose weights or outputs would overflow 64-bit counts are refu
       {"linear(4294967296)", "3:15: error: linear1: the output shape [64, 32, 4294967296]" + absurd},
       {"conv(1e12, 3)", "3:15: error: conv1: the output shape [1000000000000, 30, 30]" + absurd},
       {"conv(64, 1e9)", "3:15: error: conv1: the window (1000000000) is larger than the padded input height (32)"},
-      {"conv(64, 3, dilation: 1e12)", "3:15: error: conv1: the window (2000000000001) is larger than the padded input height (32)"},
-      {"conv(64, 3, pad: 1e12)", "3:15: error: conv1: the output shape [64, 2000000000030, 2000000000030]" + absurd},
+      // Each factor of a window is bounded before it is multiplied: a dilation of 2^32 times a kernel of
+      // 2^32 + 1 used to wrap the 64-bit span and be accepted (issue 20).
+      {"conv(64, 3, dilation: 1e12)", "3:15: error: conv1: kernel, stride, padding and dilation must be at most 2147483648"},
+      {"conv(64, 3, pad: 1e12)", "3:15: error: conv1: kernel, stride, padding and dilation must be at most 2147483648"},
+      {"conv(16, [4294967297, 1], dilation: [4294967296, 1])", "3:15: error: conv1: kernel, stride, padding and dilation must be at most 2147483648"},
       {"reshape([1e10, 1e10])", "3:15: error: reshape1: reshape target [10000000000, 10000000000] is absurdly large"},
-      {"maxpool(1e12)", "3:15: error: maxpool1: the window (1000000000000) is larger than the padded input height (32)"},
+      {"maxpool(1e12)", "3:15: error: maxpool1: kernel, stride, padding and dilation must be at most 2147483648"},
+      {"maxpool(40)", "3:15: error: maxpool1: the window (40) is larger than the padded input height (32)"},
       {"adaptive_avgpool(1e9)", "3:15: error: adaptive_avgpool1: the output shape [64, 1000000000, 1000000000]" + absurd},
       {"channel_shuffle(0)", "3:15: error: channel_shuffle1: channels (64) are not divisible by groups (0)"},
       {"split(0)", "3:21: error: cannot split 64 into 0 chunks"}};

@@ -27,7 +27,7 @@ void require_rank_between(const Shape& s, std::size_t lo, std::size_t hi, std::s
 }
 
 std::int64_t window_output(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
-                           std::int64_t dilation, bool ceil_mode) {
+                           std::int64_t dilation, bool ceil_mode, std::string_view axis) {
   if (kernel < 1 || stride < 1 || dilation < 1 || pad < 0)
     fail("kernel, stride and dilation must be at least 1 and padding at least 0");
   // Every factor is below 2^31 (kMaxDimension) only if checked: a dilation of 2^32 times a kernel of
@@ -37,7 +37,8 @@ std::int64_t window_output(std::int64_t in, std::int64_t kernel, std::int64_t st
   const std::int64_t span = dilation * (kernel - 1) + 1;
   const std::int64_t room = in + 2 * pad - span;
   if (room < 0)
-    fail("the window (" + str(span) + ") is larger than the padded input (" + str(in + 2 * pad) + ")");
+    fail("the window (" + str(span) + ") is larger than the padded input " + std::string(axis) + " (" +
+         str(in + 2 * pad) + ")");
   std::int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
   // A ceil-mode window must start inside the input or its left padding (PyTorch's rule).
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
@@ -46,10 +47,12 @@ std::int64_t window_output(std::int64_t in, std::int64_t kernel, std::int64_t st
 
 Shape windowed(const Shape& in, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
                const std::vector<std::int64_t>& pad, const std::vector<std::int64_t>& dilation, bool ceil_mode) {
+  static constexpr std::string_view kAxes[3][3] = {{"length"}, {"height", "width"}, {"depth", "height", "width"}};
   Shape out{in.at(0)};
+  const std::size_t rank = in.size() - 1;
   for (std::size_t i = 1; i < in.size(); ++i)
     out.push_back(window_output(in[i], kernel.at(i - 1), stride.at(i - 1), pad.at(i - 1), dilation.at(i - 1),
-                                ceil_mode));
+                                ceil_mode, rank >= 1 && rank <= 3 ? kAxes[rank - 1][i - 1] : "axis"));
   return out;
 }
 

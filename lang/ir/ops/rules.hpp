@@ -19,7 +19,7 @@ void require_rank_between(const Shape& s, std::size_t lo, std::size_t hi, std::s
 
 // PyTorch's output-size rule for convolution and pooling along one axis.
 std::int64_t window_output(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
-                           std::int64_t dilation, bool ceil_mode);
+                           std::int64_t dilation, bool ceil_mode, std::string_view axis);
 // The spatial axes of a channels-first input [C, *spatial] through a window op.
 Shape windowed(const Shape& in, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
                const std::vector<std::int64_t>& pad, const std::vector<std::int64_t>& dilation, bool ceil_mode);
