@@ -11,6 +11,7 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
+#include "catalogue.hpp"
 #include "parse.hpp"
 
 #include <CLI/CLI.hpp>
@@ -97,9 +98,9 @@ int main(int argc, char** argv) {
       throw UsageError(std::to_string(nets) + " networks x " + std::to_string(hw_paths.size()) + " devices x " +
                        std::to_string(precisions.size()) + " dtypes x " + std::to_string(batches.size()) +
                        " batches is more than the " + std::to_string(kMaxSimulations) + " simulations one run may ask for");
-    const ir::Network network = lang::load_network(net_path, parse_sets(sets));
+    const ir::Network network = lang::load_network(lang::resolve_network_path(net_path), parse_sets(sets));
     std::vector<ir::Device> devices;
-    for (const std::string& p : hw_paths) devices.push_back(lang::load_device(p));
+    for (const std::string& p : hw_paths) devices.push_back(lang::load_device(lang::resolve_device_path(p)));
 
     std::vector<engine::Report> reports;
     for (std::size_t i = 0; i < devices.size(); ++i) {

@@ -10,6 +10,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "ir/ops.hpp"
+#include "catalogue.hpp"
 #include "parse.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,14 +32,6 @@ using namespace ridge;
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
 
-// A NET argument is a path, or the name of a network of the zoo (models/NAME.net).
-std::string resolve_network(const std::string& arg) {
-  namespace fs = std::filesystem;
-  if (fs::exists(arg)) return arg;
-  for (const auto& dir : {fs::path("models"), fs::path(RIDGE_MODELS_DIR)})
-    if (fs::exists(dir / (arg + ".net"))) return (dir / (arg + ".net")).string();
-  return arg;   // load_network reports it missing
-}
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -161,7 +154,7 @@ int main(int argc, char** argv) {
     const auto precision = ir::precision_from_name(dtype);
     if (!precision) throw std::invalid_argument("unknown --dtype '" + dtype + "'");
     o.precision = *precision;
-    if (!base.empty()) o.base = lang::load_device(base);
+    if (!base.empty()) o.base = lang::load_device(lang::resolve_device_path(base));
     o.date = today();
     o.threads = threads;
     mo.stop = &g_stop;
@@ -171,8 +164,8 @@ int main(int argc, char** argv) {
     o.ceilings = co;
 
     std::vector<validate::CalibrationNetwork> inputs;
-    for (const auto& n : nets) inputs.push_back({lang::load_network(resolve_network(n)), false});
-    for (const auto& n : holdout) inputs.push_back({lang::load_network(resolve_network(n)), true});
+    for (const auto& n : nets) inputs.push_back({lang::load_network(lang::resolve_network_path(n)), false});
+    for (const auto& n : holdout) inputs.push_back({lang::load_network(lang::resolve_network_path(n)), true});
 
     const validate::CalibrationResult r = validate::calibrate(inputs, o);
     print_report(r, layers);

@@ -19,11 +19,11 @@ struct Value {
   std::vector<Value> items;
   std::string text;           // Kind::Text: a quoted word
 
-  static Value of_number(double v) { return {Kind::Number, v, false, 0, {}}; }
-  static Value of_bool(bool v) { return {Kind::Bool, 0.0, v, 0, {}}; }
-  static Value of_tensor(ir::LayerId id) { return {Kind::Tensor, 0.0, false, id, {}}; }
-  static Value of_list(std::vector<Value> v) { return {Kind::List, 0.0, false, 0, std::move(v)}; }
-  static Value of_tuple(std::vector<Value> v) { return {Kind::Tuple, 0.0, false, 0, std::move(v)}; }
+  static Value of_number(double v) { return {Kind::Number, v, false, 0, {}, {}}; }
+  static Value of_bool(bool v) { return {Kind::Bool, 0.0, v, 0, {}, {}}; }
+  static Value of_tensor(ir::LayerId id) { return {Kind::Tensor, 0.0, false, id, {}, {}}; }
+  static Value of_list(std::vector<Value> v) { return {Kind::List, 0.0, false, 0, std::move(v), {}}; }
+  static Value of_tuple(std::vector<Value> v) { return {Kind::Tuple, 0.0, false, 0, std::move(v), {}}; }
   static Value of_text(std::string t) { return {Kind::Text, 0.0, false, 0, {}, std::move(t)}; }
 };
 

@@ -113,3 +113,17 @@ TEST_CASE("simulate runs VGG-19 on the A100 end to end") {
   REQUIRE(cmp.status == 0);
   CHECK(std::count(cmp.out.begin(), cmp.out.end(), '\n') == 5);
 }
+
+TEST_CASE("simulate takes zoo and catalogue names as well as paths") {
+  // Run from a folder with no models/ or hw/: the names resolve to the source tree's catalogue.
+  const Run by_name = simulate("vgg19 a100-sxm4-40gb --batch 64 --format json");
+  INFO(by_name.err);
+  REQUIRE(by_name.status == 0);
+  const Run by_path = simulate("'" + file(RIDGE_MODELS_DIR, "vgg19.net") + "' '" + file(RIDGE_HW_DIR, "a100-sxm4-40gb.hw") +
+                               "' --batch 64 --format json");
+  REQUIRE(by_path.status == 0);
+  CHECK(by_name.out == by_path.out);
+  const Run unknown = simulate("no_such_net a100-sxm4-40gb");
+  CHECK(unknown.status == 1);
+  CHECK_THAT(unknown.err, Catch::StartsWith("no_such_net: error: cannot open file"));
+}
