@@ -14,7 +14,6 @@ const std::vector<std::string_view> kBuiltins = {"min", "max",   "abs",      "in
                                                  "make_divisible", "channels", "height", "width", "dim",  "len"};
 
 Value num(double v) { return Value::of_number(v); }
-Value boolean(bool v) { return Value::of_bool(v); }
 
 // `split` is the one op-like call that is not an op: it makes one `slice` layer per piece and returns
 // them as a tuple. Every other op's signature is its row in the IR's spec table (ir/ops.hpp).
