@@ -118,6 +118,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"efficientnet_b4", 19'341'616, "4.39", "4.394"},
       {"densenet121", 7'978'856, "2.83", "2.834"},
       {"vit_b_16", 86'567'656, "17.56", "17.564"},
+      {"convnext_tiny", 28'589'128, "4.46", "4.456"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
