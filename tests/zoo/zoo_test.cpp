@@ -119,6 +119,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"densenet121", 7'978'856, "2.83", "2.834"},
       {"vit_b_16", 86'567'656, "17.56", "17.564"},
       {"convnext_tiny", 28'589'128, "4.46", "4.456"},
+      {"vit_b_32", 88'224'232, "4.41", "4.409"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
