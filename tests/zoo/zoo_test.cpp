@@ -120,6 +120,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"vit_b_16", 86'567'656, "17.56", "17.564"},
       {"convnext_tiny", 28'589'128, "4.46", "4.456"},
       {"vit_b_32", 88'224'232, "4.41", "4.409"},
+      {"vit_l_16", 304'326'632, "61.55", "61.555"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
