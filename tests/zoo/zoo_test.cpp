@@ -117,6 +117,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"efficientnet_b3", 12'233'232, "1.83", "1.827"},
       {"efficientnet_b4", 19'341'616, "4.39", "4.394"},
       {"densenet121", 7'978'856, "2.83", "2.834"},
+      {"regnet_y_400mf", 4'344'144, "0.4", "0.402"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
@@ -145,6 +146,7 @@ TEST_CASE("zoo networks have torchvision's layers") {
       {"mobilenet_v2", 52, 52, 1},       // stem + 2 (t = 1) + 16 blocks x 3 + last conv
       {"efficientnet_b0", 81, 49, 1},    // stem + 4 (expand 1: dw, SE x 2, project) + 15 x 5 + head conv
       {"densenet121", 120, 121, 1},      // conv0 + 58 dense layers x 2 + 3 transitions
+      {"regnet_y_400mf", 85, 53, 1},     // stem + 16 blocks x 5 (a, b, SE x 2, c) + 4 projections
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
