@@ -118,6 +118,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"efficientnet_b4", 19'341'616, "4.39", "4.394"},
       {"densenet121", 7'978'856, "2.83", "2.834"},
       {"regnet_y_400mf", 4'344'144, "0.4", "0.402"},
+      {"efficientnet_v2_s", 21'458'488, "8.37", "8.366"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
@@ -147,6 +148,7 @@ TEST_CASE("zoo networks have torchvision's layers") {
       {"efficientnet_b0", 81, 49, 1},    // stem + 4 (expand 1: dw, SE x 2, project) + 15 x 5 + head conv
       {"densenet121", 120, 121, 1},      // conv0 + 58 dense layers x 2 + 3 transitions
       {"regnet_y_400mf", 85, 53, 1},     // stem + 16 blocks x 5 (a, b, SE x 2, c) + 4 projections
+      {"efficientnet_v2_s", 170, 110, 1}, // stem + 2 + 8 x 2 (fused) + 30 x 5 (MBConv, SE x 2) + head conv
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
