@@ -117,6 +117,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"efficientnet_b3", 12'233'232, "1.83", "1.827"},
       {"efficientnet_b4", 19'341'616, "4.39", "4.394"},
       {"densenet121", 7'978'856, "2.83", "2.834"},
+      {"resnext50_32x4d", 25'028'904, "4.23", "4.23"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
