@@ -118,6 +118,7 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"efficientnet_b4", 19'341'616, "4.39", "4.394"},
       {"densenet121", 7'978'856, "2.83", "2.834"},
       {"resnext50_32x4d", 25'028'904, "4.23", "4.23"},
+      {"wide_resnet50_2", 68'883'240, "11.4", "11.398"},
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
