@@ -124,6 +124,9 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
       {"regnet_y_400mf", 4'344'144, "0.4", "0.402"},
       {"efficientnet_v2_s", 21'458'488, "8.37", "8.366"},
       {"swin_t", 28'288'354, "4.49", "4.491"},     // counts the attention matmuls, as torchvision's figure does
+      {"resnext50_32x4d", 25'028'904, "4.23", "4.23"},
+      {"wide_resnet50_2", 68'883'240, "11.4", "11.398"},
+      {"inception_v3", 27'161'264, "5.71", "5.713"},  // params include the AuxLogits head; MACs do not
   }));
   CAPTURE(name);
   const ir::Network net = lang::load_network(model_path(name));
@@ -140,6 +143,22 @@ TEST_CASE("every zoo network matches torchvision's published parameters and GFLO
   // the networks without such layers.
   if (count_op(net, ir::op("matmul")) + count_op(net, ir::op("attention")) == 0)
     CHECK(engine_macs(net) == hand_macs(net));
+}
+
+TEST_CASE("unet matches milesial/Pytorch-UNet's parameters") {
+  // Source: https://github.com/milesial/Pytorch-UNet (unet/unet_model.py, unet/unet_parts.py at 21d7850),
+  // UNet(n_channels=3, n_classes, bilinear=False), counted from its structure and rebuilt in torch:
+  // 31,037,698 parameters for n_classes=2 (train.py's default), 31,037,763 for n_classes=3 (the figure
+  // usually quoted), 64 + 1 per class in the 1x1 OutConv. Not torchvision: no published FLOPs.
+  const auto net = lang::load_network(model_path("unet"));
+  CHECK(net.name == "unet");
+  CHECK(net.layers.at(net.output).output == ir::Shape{2, 640, 959});
+  CHECK(total_parameters(net) == 31'037'698);
+  const auto three = lang::load_network(model_path("unet"), {{"classes", "3"}});
+  CHECK(three.layers.at(three.output).output == ir::Shape{3, 640, 959});
+  CHECK(total_parameters(three) == 31'037'763);
+  CHECK(engine_macs(net) == hand_macs(net) + 4.0 * 1024 * 512 * 40 * 59 + 4.0 * 512 * 256 * 80 * 119 +
+                                4.0 * 256 * 128 * 160 * 239 + 4.0 * 128 * 64 * 320 * 479);  // + the four 2x2 transposed convs
 }
 
 TEST_CASE("zoo networks have torchvision's layers") {
