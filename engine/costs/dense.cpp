@@ -18,6 +18,7 @@
 //               matmuls + 4 per score for the softmax gradient, reading the saved probabilities and
 //               writing/reading dS; flash recomputes the scores: 2.5x the forward matmuls (Dao,
 //               FlashAttention-2, 2023) + 9 per score, and no score traffic.
+// moe           see moe() below: MACs for the router and the top_k active experts only
 // lstm, gru     G gates (4, 3), H hidden, T steps, D directions, per layer l with input I_l:
 //               MACs = B T D G H (I_l + H); cell pointwise per hidden unit per step: LSTM 34 (3 sigmoid
 //               x4, 2 tanh x5, 4 mul/add, 8 bias adds), GRU 23 (2 sigmoid x4, tanh 5, 4 mul/add, 6 bias
@@ -34,8 +35,8 @@ void weighted(const Ctx& c, OpCost& r, double macs) {
   r.macs = macs;
   const double f = 2.0 * r.macs;
   const double P = c.params;
-  r.forward = pass(f, (c.in() + P) * c.w, c.out() * c.w);
-  r.backward = pass(f + c.needf() * f, (c.out() + c.in() + c.needf() * P) * c.w, (c.needf() * c.in() + P) * c.w,
+  r.forward = pass(f, c.in() * c.w + P * c.ww, c.out() * c.w);
+  r.backward = pass(f + c.needf() * f, (c.out() + c.in()) * c.w + c.needf() * P * c.ww, (c.needf() * c.in() + P) * c.w,
                     1 + (c.need() ? 1 : 0));
 }
 
@@ -60,26 +61,52 @@ void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c
 
 void attention(const Ctx& c, OpCost& r) {
   const double h = static_cast<double>(c.a().i("heads"));
-  const double T = static_cast<double>(c.in_shapes.at(0).at(0)), S = static_cast<double>(c.in_shapes.at(1).at(0));
+  const double T = static_cast<double>(c.in_shapes.at(0).at(0));
+  const double past = static_cast<double>(c.a().i("past"));
+  const double S = static_cast<double>(c.in_shapes.at(1).at(0)) + past;
   const double d = static_cast<double>(c.in_shapes.at(0).at(1)) / h;
+  // The KV cache: `past` rows of k and v per sample, read besides the new ones.
+  const double cache = c.batch * past * static_cast<double>(c.in_shapes.at(1).at(1) + c.in_shapes.at(2).at(1)) * c.w;
   const double dv = static_cast<double>(c.layer.output.at(1)) / h;
   const double scores = c.batch * h * T * S;
   r.macs = scores * (d + dv);
   const double mm = 2.0 * r.macs;
   const double pointwise = (c.a().b("causal") ? 7.0 : 6.0) * scores;
-  const double io = (c.in(0) + c.in(1) + c.in(2) + c.out()) * c.w;   // q, k, v read; output written
+  const double io = (c.in(0) + c.in(1) + c.in(2) + c.out()) * c.w + cache;   // q, k, v (and cache) read; output written
   const double grads = (c.in(0) + c.in(1) + c.in(2)) * c.w;
   if (c.a().s("kernel") == "flash") {
     const double lse = c.batch * h * T;
-    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w, (c.out() + lse) * c.w, 1);
+    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache, (c.out() + lse) * c.w, 1);
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
   } else {
-    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + 2.0 * scores * c.w,
+    r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache + 2.0 * scores * c.w,
                      c.out() * c.w + 2.0 * scores * c.w, 3);
     r.backward = pass(2.0 * mm + 4.0 * scores, io + 3.0 * scores * c.w, grads + 2.0 * scores * c.w, 5);
     r.saved_bytes = scores * c.w;   // the probabilities
   }
+}
+
+// n tokens of width d, E experts of hidden width H, k active per token, m = 3 matrices per expert
+// (gated) or 2. MACs: router n d E + active experts n k m d H. Pointwise per token: softmax over E
+// (5 E), per active expert the activation (silu 5 + gate mul 1, or 1 for a plain relu/gelu-like
+// slot) per hidden unit, and the weighted combine (2 d). Weights read: the router and every expert
+// some token was routed to (min(E, n k) of them; a batch of tokens touches them all).
+void moe(const Ctx& c, OpCost& r) {
+  const ir::Attrs& a = c.a();
+  const double d = static_cast<double>(c.in_shapes.at(0).back());
+  const double n = c.in() / d;
+  const double E = static_cast<double>(a.i("experts")), k = static_cast<double>(a.i("top_k"));
+  const double H = static_cast<double>(a.i("hidden")), m = a.b("gated") ? 3.0 : 2.0;
+  r.macs = n * d * E + n * k * m * d * H;
+  const double pointwise = n * (5.0 * E + k * H * (a.b("gated") ? 6.0 : 1.0) + 2.0 * k * d);
+  const double touched = std::min(E, n * k);
+  const double weights = (d * E + touched * m * d * H) * c.ww;
+  const int kernels = 2 + static_cast<int>(touched) * static_cast<int>(m);
+  r.forward = pass(2.0 * r.macs + pointwise, c.in() * (1.0 + k) * c.w + weights, (c.out() + n * k * H) * c.w, kernels);
+  r.backward = pass(4.0 * r.macs + 2.0 * pointwise, (c.out() + c.in() + 2.0 * n * k * H) * c.w + weights,
+                    (c.needf() * c.in()) * c.w + weights, 2 * kernels);
+  r.saved_bytes = n * k * (H + d) * c.w;   // expert activations and routed inputs
 }
 
 void recurrent(const Ctx& c, OpCost& r, double gates, double cell) {
@@ -108,7 +135,8 @@ void gru(const Ctx& c, OpCost& r) { recurrent(c, r, 3, 23); }
 
 std::vector<CostRow> dense_costs() {
   return {{"linear", linear},       {"matmul", matmul}, {"embedding", embedding}, {"parameter", parameter},
-          {"attention", attention}, {"lstm", lstm},     {"gru", gru}};
+          {"attention", attention}, {"moe", moe},       {"lstm", lstm},
+          {"gru", gru}};
 }
 
 }  // namespace ridge::engine::costs

@@ -43,11 +43,19 @@ std::vector<at::Tensor> parameter_init(const Init& i) { return {weight(i.layer.a
 // "flash" choice runs the same math; the cost model is what tells the two apart.
 at::Tensor attention(const Run& r) {
   const std::int64_t h = r.a().i("heads"), kv = r.a().i("kv_heads");
-  const std::int64_t B = r.x[0].size(0), T = r.x[0].size(1), S = r.x[1].size(1);
+  const std::int64_t B = r.x[0].size(0), T = r.x[0].size(1);
   const std::int64_t d = r.x[0].size(2) / h, dv = r.x[2].size(2) / kv;
   at::Tensor q = r.x[0].reshape({B, T, h, d}).transpose(1, 2);
-  at::Tensor k = r.x[1].reshape({B, S, kv, d}).transpose(1, 2);
-  at::Tensor v = r.x[2].reshape({B, S, kv, dv}).transpose(1, 2);
+  // The KV cache: `past` earlier positions (random here: only their shapes and traffic matter).
+  const std::int64_t past = r.a().i("past");
+  at::Tensor k = r.x[1], v = r.x[2];
+  if (past > 0) {
+    k = at::cat({at::randn({B, past, k.size(2)}, k.options()), k}, 1);
+    v = at::cat({at::randn({B, past, v.size(2)}, v.options()), v}, 1);
+  }
+  const std::int64_t S = past + r.x[1].size(1);
+  k = k.reshape({B, S, kv, d}).transpose(1, 2);
+  v = v.reshape({B, S, kv, dv}).transpose(1, 2);
   if (kv < h) {
     k = k.repeat_interleave(h / kv, 1);
     v = v.repeat_interleave(h / kv, 1);
@@ -59,6 +67,43 @@ at::Tensor attention(const Run& r) {
     s = s.masked_fill(mask, -std::numeric_limits<double>::infinity());
   }
   return at::matmul(at::softmax(s, -1), v).transpose(1, 2).reshape({B, T, h * dv});
+}
+
+// Mixtral's sparse MoE block: softmax router, top_k experts per token (weights renormalised over the
+// chosen ones), each expert w2(silu(w1 x) * w3 x), outputs summed with the routing weights.
+at::Tensor moe(const Run& r) {
+  const std::int64_t E = r.a().i("experts"), k = r.a().i("top_k");
+  const bool gated = r.a().b("gated");
+  const std::int64_t d = r.x[0].size(-1);
+  const at::Tensor flat = r.x[0].reshape({-1, d});
+  const auto [weights, chosen] = at::topk(at::softmax(at::linear(flat, r.p[0]), -1), k, -1);
+  const at::Tensor routing = weights / weights.sum(-1, true);
+  at::Tensor out = at::zeros_like(flat);
+  const std::size_t per = gated ? 3 : 2;
+  for (std::int64_t e = 0; e < E; ++e) {
+    const at::Tensor hits = (chosen == e).nonzero();   // [n, 2]: token, slot
+    if (hits.size(0) == 0) continue;
+    const at::Tensor tokens = hits.select(1, 0);
+    const at::Tensor xe = flat.index_select(0, tokens);
+    const auto& w = r.p;
+    const std::size_t base = 1 + static_cast<std::size_t>(e) * per;
+    at::Tensor h = at::linear(xe, w[base]);
+    h = gated ? at::silu(h) * at::linear(xe, w[base + 2]) : at::silu(h);
+    const at::Tensor ye = at::linear(h, w[base + 1]) * routing.index({tokens, hits.select(1, 1)}).unsqueeze(-1);
+    out = out.index_add(0, tokens, ye);
+  }
+  return out.reshape(r.x[0].sizes());
+}
+std::vector<at::Tensor> moe_init(const Init& i) {
+  const ir::Attrs& a = i.layer.attrs;
+  const std::int64_t d = i.in.at(0).back(), H = a.i("hidden");
+  std::vector<at::Tensor> p{weight({a.i("experts"), d}, d, i.options)};
+  for (std::int64_t e = 0; e < a.i("experts"); ++e) {
+    p.push_back(weight({H, d}, d, i.options));   // w1
+    p.push_back(weight({d, H}, H, i.options));   // w2
+    if (a.b("gated")) p.push_back(weight({H, d}, d, i.options));   // w3
+  }
+  return p;
 }
 
 // torch's flat weight order: per layer, per direction: w_ih, w_hh, b_ih, b_hh.
@@ -103,6 +148,7 @@ std::vector<Row> dense_rows() {
           {"embedding", embedding, embedding_init},
           {"parameter", parameter, parameter_init},
           {"attention", attention},
+          {"moe", moe, moe_init},
           {"lstm", lstm, lstm_init},
           {"gru", gru, gru_init}};
 }

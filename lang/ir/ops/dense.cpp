@@ -58,7 +58,25 @@ Shape attention(const Attrs& a, const In& in) {
   if (k[1] % kv != 0 || v[1] % kv != 0) fail("key/value widths do not split into " + str(kv) + " heads");
   if (k[1] / kv != q[1] / h) fail("keys' head width (" + str(k[1] / kv) + ") differs from the queries' (" + str(q[1] / h) + ")");
   if (k[0] != v[0]) fail("keys and values differ in length: " + to_string(k) + " and " + to_string(v));
+  if (a.i("past") < 0 || a.i("past") > kMaxDimension) fail("attention's past (cached tokens) must be in [0, 2^31]");
   return {q[0], h * (v[1] / kv)};
+}
+
+// A mixture-of-experts MLP (Mixtral's sparse MoE block): a router picks top_k of `experts` expert MLPs
+// per token; the output has the input's shape.
+Shape moe(const Attrs& a, const In& in) {
+  if (in[0].empty()) fail("moe needs a feature axis");
+  if (a.i("experts") < 1 || a.i("hidden") < 1) fail("moe needs at least one expert and a positive hidden size");
+  if (a.i("top_k") < 1 || a.i("top_k") > a.i("experts"))
+    fail("moe's top_k (" + str(a.i("top_k")) + ") must be between 1 and experts (" + str(a.i("experts")) + ")");
+  return in[0];
+}
+// Router [experts, d] without bias; each expert w1, w3 [hidden, d] and w2 [d, hidden] when gated
+// (SwiGLU), w1 and w2 otherwise; no biases (Mixtral's).
+std::int64_t moe_weights(const Attrs& a, const In& in) {
+  const std::int64_t d = in[0].back();
+  const std::int64_t per_expert = checked_mul((a.b("gated") ? 3 : 2) * d, a.i("hidden"), "an expert's weights");
+  return checked_mul(a.i("experts"), per_expert + d, "the experts' weights");
 }
 
 // nn.LSTM / nn.GRU: x [T, input] -> [T, directions * hidden].
@@ -101,9 +119,14 @@ std::vector<OpSpec> dense_ops() {
        "a learned tensor, the same for every sample (a class token, position embeddings)"},
       {"attention",
        {tensor("q"), tensor("k"), tensor("v"), {"heads", K::Int}, {"kv_heads", K::Int, std::nullopt, "heads"},
-        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash"}}},
+        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash"}},
+        {"past", K::Int, I(0)}},
        C::MatMul, attention, nullptr, false,
-       "scaled dot-product attention over heads (grouped KV heads, causal mask); kernel: \"flash\" never writes the scores"},
+       "scaled dot-product attention over heads (grouped KV heads, causal mask); kernel: \"flash\" never writes the "
+       "scores; past: tokens already in the KV cache, attended besides k and v"},
+      {"moe", {tensor("x"), {"experts", K::Int}, {"top_k", K::Int}, {"hidden", K::Int}, {"gated", K::Bool, B(true)}},
+       C::MatMul, moe, moe_weights, false,
+       "mixture of experts: a router sends each token to top_k of `experts` MLPs (SwiGLU when gated)"},
       {"lstm", recurrent_params(), C::MatMul, recurrent, lstm_weights, false, "nn.LSTM over a sequence [T, input]"},
       {"gru", recurrent_params(), C::MatMul, recurrent, gru_weights, false, "nn.GRU over a sequence [T, input]"},
   };
