@@ -31,7 +31,8 @@ PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precisio
     if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
   if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
   const bool reduced = precision == ir::Precision::TF32 || precision == ir::Precision::FP16 ||
-                       precision == ir::Precision::BF16 || precision == ir::Precision::INT8;
+                       precision == ir::Precision::BF16 || precision == ir::Precision::FP8 ||
+                       precision == ir::Precision::INT8;
   if (reduced)
     if (const auto v = figure(device.vector_peak, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
   throw SimulationError("device '" + device.name + "' gives no " + std::string(ir::precision_name(precision)) +

@@ -90,7 +90,7 @@ at::ScalarType torch_dtype(ir::Precision p) {
     case ir::Precision::TF32: return at::kFloat;   // fp32 tensors; TF32 is enabled on the matmul units
     case ir::Precision::FP16: return at::kHalf;
     case ir::Precision::BF16: return at::kBFloat16;
-    case ir::Precision::INT8: break;
+    case ir::Precision::FP8: case ir::Precision::INT8: break;
   }
   throw std::invalid_argument("LibTorch cannot run the networks in " + std::string(ir::precision_name(p)));
 }

@@ -65,7 +65,7 @@ std::string fit(const std::optional<bool>& f, const std::optional<double>& size)
 std::string peaks_line(const DeviceSummary& d) {
   std::string s;
   for (const ir::Precision p : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
-                                ir::Precision::BF16, ir::Precision::INT8}) {
+                                ir::Precision::BF16, ir::Precision::FP8, ir::Precision::INT8}) {
     const auto v = d.vector_peak.find(p);
     const auto m = d.matrix_peak.find(p);
     if (v == d.vector_peak.end() && m == d.matrix_peak.end()) continue;
@@ -92,19 +92,31 @@ std::string summary(const Report& r, PassView view) {
                    si(t.flops_update, "FLOP"));
   row("bytes", "forward " + si(t.bytes_fwd, "B") + ", backward " + si(t.bytes_bwd, "B") + ", update " +
                    si(t.bytes_update, "B"));
+  const auto tokens = [&](double samples_per_s) {
+    return t.tokens_per_sample > 0 ? ", " + si(samples_per_s * t.tokens_per_sample, "tokens/s") : std::string();
+  };
   if (view != PassView::Backward)
     row("inference", "roofline " + si(t.roofline_fwd_s, "s") + ", PALEO " + si(t.time_fwd_s, "s") + ", " +
-                         si(t.throughput_infer, "samples/s"));
+                         si(t.throughput_infer, "samples/s") + tokens(t.throughput_infer));
   if (view != PassView::Forward)
     row("backward", "roofline " + si(t.roofline_bwd_s, "s") + ", PALEO " + si(t.time_bwd_s, "s"));
   if (view == PassView::Train)
     row("training step", "roofline " + si(t.roofline_train_step_s, "s") + ", PALEO " + si(t.time_train_step_s, "s") +
                              " (forward " + si(t.time_fwd_train_s, "s") + " + backward " + si(t.time_bwd_s, "s") +
-                             " + update " + si(t.time_update_s, "s") + "), " + si(t.throughput_train, "samples/s"));
+                             (t.time_recompute_s > 0 ? " + recompute " + si(t.time_recompute_s, "s") : std::string()) +
+                             " + update " + si(t.time_update_s, "s") + "), " + si(t.throughput_train, "samples/s") +
+                             tokens(t.throughput_train) + "; MFU " + ratio(100.0 * t.mfu, "%") +
+                             (t.flops_recompute > 0 ? ", HFU " + ratio(100.0 * t.hfu, "%") : std::string()));
   row("memory", "inference " + si(t.memory_infer_bytes, "B") + " (weights + peak live activations " +
                     si(t.peak_activation_bytes, "B") + "): " + fit(t.fits_infer, d.memory_bytes));
-  row("", "training " + si(t.memory_train_bytes, "B") + " (weights, gradients, momentum " + si(3 * t.weight_bytes, "B") +
-              " + saved activations " + si(t.saved_activation_bytes, "B") + "): " + fit(t.fits_train, d.memory_bytes));
+  row("", "training " + si(t.memory_train_bytes, "B") + " (weights " + si(t.gradient_bytes, "B") +
+              " + gradients " + si(t.gradient_bytes, "B") +
+              (t.master_weight_bytes > 0 ? " + fp32 master weights " + si(t.master_weight_bytes, "B") : std::string()) +
+              " + optimizer states " + si(t.optimizer_state_bytes, "B") + " + saved activations " +
+              si(t.saved_activation_bytes, "B") + "): " + fit(t.fits_train, d.memory_bytes));
+  if (d.memory_bytes)
+    row("largest batch", "that fits: inference " + std::to_string(t.max_batch_infer) + ", training " +
+                             std::to_string(t.max_batch_train));
   s += "Device: " + d.name + (d.id.empty() ? "" : " (" + d.id + ")") + ", " + std::string(ir::device_kind_name(d.kind)) +
        "\n";
   row("peaks", peaks_line(d));

@@ -18,7 +18,7 @@ constexpr std::string_view kAllowedKeys =
     "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect";
-constexpr std::string_view kPrecisions = "fp64, fp32, tf32, fp16, bf16, int8";
+constexpr std::string_view kPrecisions = "fp64, fp32, tf32, fp16, bf16, fp8, int8";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
 

@@ -9,9 +9,10 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Precision, 6> kPrecisions{{{Precision::FP64, "fp64"}, {Precision::FP32, "fp32"},
+constexpr NameTable<Precision, 7> kPrecisions{{{Precision::FP64, "fp64"}, {Precision::FP32, "fp32"},
                                                {Precision::TF32, "tf32"}, {Precision::FP16, "fp16"},
-                                               {Precision::BF16, "bf16"}, {Precision::INT8, "int8"}}};
+                                               {Precision::BF16, "bf16"}, {Precision::FP8, "fp8"},
+                                               {Precision::INT8, "int8"}}};
 constexpr NameTable<DeviceKind, 5> kKinds{{{DeviceKind::GPU, "gpu"}, {DeviceKind::CPU, "cpu"},
                                            {DeviceKind::TPU, "tpu"}, {DeviceKind::SoC, "soc"},
                                            {DeviceKind::Accelerator, "accelerator"}}};
@@ -50,7 +51,7 @@ int bytes_per_element(Precision p) {
     case Precision::FP64: return 8;
     case Precision::FP32: case Precision::TF32: return 4;
     case Precision::FP16: case Precision::BF16: return 2;
-    case Precision::INT8: return 1;
+    case Precision::FP8: case Precision::INT8: return 1;
   }
   return 4;
 }

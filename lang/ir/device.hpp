@@ -11,7 +11,7 @@
 
 namespace ridge::ir {
 
-enum class Precision { FP64, FP32, TF32, FP16, BF16, INT8 };
+enum class Precision { FP64, FP32, TF32, FP16, BF16, FP8, INT8 };
 enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
@@ -20,7 +20,7 @@ enum class Pass { Forward, Backward };
 
 std::string_view precision_name(Precision p);        // "fp32"
 std::optional<Precision> precision_from_name(std::string_view name);
-int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, int8 1
+int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1
 std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
 std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", "normalization", "pooling", "data_movement"
