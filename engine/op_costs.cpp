@@ -72,8 +72,9 @@ OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t 
 }
 
 OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
-               ir::Precision precision, const GradNeeds& grad) {
-  const costs::Ctx ctx{layer, shapes, static_cast<double>(batch), static_cast<double>(ir::bytes_per_element(precision)),
+               ir::Precision precision, const GradNeeds& grad, double weight_width) {
+  const double w = static_cast<double>(ir::bytes_per_element(precision));
+  const costs::Ctx ctx{layer, shapes, static_cast<double>(batch), w, weight_width > 0.0 ? weight_width : w,
                        static_cast<double>(ir::weight_count(layer, shapes)), grad};
   const ir::OpSpec& spec = ir::spec(layer.op);
   OpCost cost;

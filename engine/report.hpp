@@ -77,6 +77,18 @@ struct Totals {
   double memory_train_bytes = 0.0;       // weights + gradients + momentum + saved activations
   std::optional<bool> fits_infer;        // absent when the device gives no memory size
   std::optional<bool> fits_train;
+  // The training set-up's parts (Options): memory per kind, recomputation, utilisation.
+  double gradient_bytes = 0.0;           // in the compute precision
+  double master_weight_bytes = 0.0;      // fp32 copy under mixed precision
+  double optimizer_state_bytes = 0.0;    // momentum (SGD) or the two moments (Adam)
+  double flops_recompute = 0.0;          // forward FLOPs run again during backward
+  double time_recompute_s = 0.0;
+  double mfu = 0.0;                      // model FLOPs (forward + backward) / (step time x peak)
+  double hfu = 0.0;                      // the same with the recomputed FLOPs (hardware FLOPs)
+  // Sequences: tokens per sample (a network whose input is a token sequence [T]; 0 otherwise).
+  double tokens_per_sample = 0.0;
+  // The largest batch whose memory fits the device (0: none fits, or the device gives no size).
+  std::int64_t max_batch_infer = 0, max_batch_train = 0;
 };
 
 struct Report {

@@ -36,7 +36,7 @@ DeviceSummary summarise(const ir::Device& d, ir::Precision p) {
   for (const auto& [prec, f] : d.vector_peak) s.vector_peak[prec] = f.value;
   for (const auto& [prec, f] : d.matrix_peak) s.matrix_peak[prec] = f.value;
   for (const ir::Precision q : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
-                                ir::Precision::BF16, ir::Precision::INT8}) {
+                                ir::Precision::BF16, ir::Precision::FP8, ir::Precision::INT8}) {
     try {
       s.matmul_peak[q] = layer_peak(d, ir::OpClass::MatMul, q).flops_per_s;
     } catch (const SimulationError&) {
@@ -72,6 +72,50 @@ double value_bytes(const ir::Layer& l, std::int64_t batch, ir::Precision p) {
          static_cast<double>(ir::bytes_per_element(p));
 }
 
+// Full recomputation (Megatron's "full" activation checkpointing) keeps only the values that cross
+// a top-level block boundary (a block's inputs, named by the first component of layer names) and,
+// during backward, one block's activations at a time, recomputed.
+double full_recompute_saved_bytes(const ir::Network& net, const std::vector<std::size_t>& root, std::int64_t batch,
+                                  ir::Precision p) {
+  const auto top = [&](std::size_t i) { return net.layers[i].name.substr(0, net.layers[i].name.find('.')); };
+  std::vector<bool> kept(net.layers.size(), false);
+  kept[root[0]] = true;
+  if (net.output < net.layers.size()) kept[root[net.output]] = true;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    for (ir::LayerId in : net.layers[i].inputs)
+      if (top(in) != top(i)) kept[root[in]] = true;
+  double boundary = 0.0, largest_block = 0.0, block = 0.0;
+  std::string current;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    if (root[i] != i) continue;
+    const double bytes = value_bytes(net.layers[i], batch, p);
+    if (kept[i]) boundary += bytes;
+    if (top(i) != current) current = top(i), block = 0.0;
+    block += bytes;
+    largest_block = std::max(largest_block, block);
+  }
+  return boundary + largest_block;
+}
+
+// Bytes the optimizer step touches per parameter, and its FLOPs per parameter:
+//   SGD with momentum   v = m v + g; w = w - lr v                          4 FLOPs, states: v
+//   Adam                m = b1 m + (1-b1) g (3); v = b2 v + (1-b2) g^2 (4);
+//                       w = w - (lr/bc1) m / (sqrt(v)/sqrt(bc2) + eps) (6)  13 FLOPs, states: m, v
+//   AdamW               Adam + decoupled decay w = w (1 - lr wd)            14 FLOPs
+// torch.optim's defaults otherwise (no Nesterov, no weight decay for SGD).
+struct OptimizerCost {
+  double flops_per_param;
+  int states;
+};
+OptimizerCost optimizer_cost(Optimizer o) {
+  switch (o) {
+    case Optimizer::SgdMomentum: return {kSgdMomentumFlopsPerParam, 1};
+    case Optimizer::Adam: return {13.0, 2};
+    case Optimizer::AdamW: return {14.0, 2};
+  }
+  return {kSgdMomentumFlopsPerParam, 1};
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string s;
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
@@ -86,6 +130,33 @@ std::string si_flops(double v) {
 }
 
 }  // namespace
+
+std::string_view optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::SgdMomentum: return "sgd";
+    case Optimizer::Adam: return "adam";
+    case Optimizer::AdamW: return "adamw";
+  }
+  return "sgd";
+}
+std::optional<Optimizer> optimizer_from_name(std::string_view n) {
+  for (auto o : {Optimizer::SgdMomentum, Optimizer::Adam, Optimizer::AdamW})
+    if (optimizer_name(o) == n) return o;
+  return std::nullopt;
+}
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "none";
+}
+std::optional<Recompute> recompute_from_name(std::string_view n) {
+  for (auto r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (recompute_name(r) == n) return r;
+  return std::nullopt;
+}
 
 double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir::Precision p) {
   const std::size_t n = net.layers.size();
@@ -120,6 +191,13 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   const double bw = r.device.bandwidth;
   const double launch = r.device.launch_overhead_s;
   const double width = ir::bytes_per_element(opt.precision);
+  if (opt.weight_bytes && !(*opt.weight_bytes > 0.0 && *opt.weight_bytes <= 8.0))
+    throw SimulationError("weight bytes per parameter must be in (0, 8]");
+  const double weight_width = opt.weight_bytes.value_or(width);
+  const bool mixed = opt.master_weights.value_or(width < 4.0);
+  const double state_width = mixed ? 4.0 : width;   // master weights and optimizer states
+  const ir::Op attention_op = ir::op("attention");
+  double selective_dropped = 0.0;
 
   std::vector<GradNeeds> grads;   // filled layer by layer: a layer's needs depend on earlier ones
   grads.reserve(net.layers.size());
@@ -138,7 +216,7 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     const ir::Layer& layer = net.layers[id];
     const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
     grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
-    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back());
+    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back(), weight_width);
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
       inexact("the counts of layer '" + layer.name + "'");
 
@@ -185,13 +263,23 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     t.kernels_fwd += c.forward.kernels;
     t.kernels_bwd += c.backward.kernels;
     t.saved_activation_bytes += c.saved_bytes;
+    // Selective recomputation drops attention's saved scores and runs its forward again in backward.
+    if (opt.recompute == Recompute::Selective && layer.op == attention_op) {
+      selective_dropped += c.saved_bytes;
+      t.flops_recompute += c.forward_train.flops;
+      t.time_recompute_s += row.time_fwd_train.paleo_s;
+    }
     r.layers.push_back(std::move(row));
   }
 
-  // Optimizer: SGD with momentum over every parameter, one (foreach-style) kernel per parameterised
-  // layer; an elementwise, memory-bound step timed with the elementwise backward PPP.
-  const PassCost update{kSgdMomentumFlopsPerParam * t.params, kSgdMomentumTensorsRead * t.params * width,
-                        kSgdMomentumTensorsWritten * t.params * width, parameterised_layers};
+  // Optimizer: one (foreach-style) kernel per parameterised layer; an elementwise, memory-bound step
+  // timed with the elementwise backward PPP. It reads the weights (the fp32 master copy under mixed
+  // precision), the gradients and the states, writes weights and states, and under mixed precision
+  // also the compute-precision copy.
+  const OptimizerCost oc = optimizer_cost(opt.optimizer);
+  const double P = t.params;
+  const PassCost update{oc.flops_per_param * P, P * (state_width + width + oc.states * state_width),
+                        P * (state_width + oc.states * state_width + (mixed ? width : 0.0)), parameterised_layers};
   if (!exact(update)) inexact("the optimizer update's counts");
   const PassTime update_time = time_pass(update, r.device.vector_peak_used, bw,
                                          ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward), launch);
@@ -200,7 +288,11 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   t.kernels_update = update.kernels;
   t.roofline_update_s = update_time.roofline_s;
   t.time_update_s = update_time.paleo_s;
-  t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_update_s;
+  if (opt.recompute == Recompute::Full) {
+    t.flops_recompute = t.flops_fwd_train;
+    t.time_recompute_s = t.time_fwd_train_s;
+  }
+  t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_recompute_s + t.time_update_s;
   t.roofline_train_step_s = t.roofline_fwd_train_s + t.roofline_bwd_s + t.roofline_update_s;
   const double batch = static_cast<double>(opt.batch);
   t.throughput_infer = t.time_fwd_s > 0 ? batch / t.time_fwd_s : 0.0;
@@ -214,18 +306,46 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
                             "check its peaks and bandwidth");
 
   // Memory footprint.
-  t.weight_bytes = t.params * width;
   t.peak_activation_bytes = peak_live_activation_bytes(net, opt.batch, opt.precision);
   const std::vector<std::size_t> root = storage_roots(net);
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
+  if (opt.recompute == Recompute::Full)
+    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, opt.batch, opt.precision);
+  else
+    t.saved_activation_bytes -= selective_dropped;
+  t.weight_bytes = t.params * weight_width;
+  t.gradient_bytes = t.params * width;
+  t.master_weight_bytes = mixed ? t.params * 4.0 : 0.0;
+  t.optimizer_state_bytes = t.params * oc.states * state_width;
+  const double fixed_train = t.params * width + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
   t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
-  t.memory_train_bytes = 3.0 * t.weight_bytes + t.saved_activation_bytes;   // weights, grads, momentum
+  t.memory_train_bytes = fixed_train + t.saved_activation_bytes;
   if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");
   if (r.device.memory_bytes) {
-    t.fits_infer = t.memory_infer_bytes <= *r.device.memory_bytes;
-    t.fits_train = t.memory_train_bytes <= *r.device.memory_bytes;
+    const double mem = *r.device.memory_bytes;
+    t.fits_infer = t.memory_infer_bytes <= mem;
+    t.fits_train = t.memory_train_bytes <= mem;
+    // Activations grow in proportion to the batch; weights and optimizer state do not.
+    const auto largest = [&](double fixed, double per_batch_bytes) -> std::int64_t {
+      if (fixed > mem) return 0;
+      if (per_batch_bytes <= 0.0) return kMaxBatch;
+      return static_cast<std::int64_t>(std::min<double>(std::floor((mem - fixed) / per_batch_bytes), kMaxBatch));
+    };
+    const double b = static_cast<double>(opt.batch);
+    t.max_batch_infer = largest(t.weight_bytes, t.peak_activation_bytes / b);
+    t.max_batch_train = largest(fixed_train, t.saved_activation_bytes / b);
   }
+  // Utilisation of the matrix peak (Megatron-LM, Narayanan et al. 2021; llm-foundry): model FLOPs
+  // count forward and backward once; hardware FLOPs add what recomputation runs again.
+  const double model_flops = t.flops_fwd_train + t.flops_bwd;
+  const double peak_flops = r.device.matmul_peak_used.flops_per_s;
+  if (t.time_train_step_s > 0 && peak_flops > 0) {
+    t.mfu = model_flops / (t.time_train_step_s * peak_flops);
+    t.hfu = (model_flops + t.flops_recompute) / (t.time_train_step_s * peak_flops);
+  }
+  const ir::Shape& in_shape = net.input().output;
+  if (in_shape.size() == 1) t.tokens_per_sample = static_cast<double>(in_shape[0]);
 
   // What a reader needs to trust the numbers.
   const DeviceSummary& d = r.device;
@@ -245,7 +365,12 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(default_ppp_classes));
   if (!d.launch_overhead_from_device)
     r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
-  r.notes.push_back("training step = training-mode forward + backward + SGD-with-momentum update");
+  std::string step_note = "training step = training-mode forward + backward";
+  if (opt.recompute != Recompute::None)
+    step_note += " + " + std::string(recompute_name(opt.recompute)) + " recomputation";
+  step_note += " + " + std::string(optimizer_name(opt.optimizer)) + " update";
+  if (mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
+  r.notes.push_back(step_note);
   if (!d.memory_bytes) r.notes.push_back("memory: the device gives no memory size; fit unknown");
   return r;
 }

@@ -9,12 +9,30 @@
 #include "ir/network.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace ridge::engine {
+
+// The training set-up (README "Training set-ups"): what an optimizer step updates and keeps.
+enum class Optimizer { SgdMomentum, Adam, AdamW };
+enum class Recompute { None, Selective, Full };   // selective: attention only (Korthikanti et al. 2022)
+std::string_view optimizer_name(Optimizer o);     // "sgd", "adam", "adamw"
+std::optional<Optimizer> optimizer_from_name(std::string_view name);
+std::string_view recompute_name(Recompute r);     // "none", "selective", "full"
+std::optional<Recompute> recompute_from_name(std::string_view name);
 
 struct Options {
   std::int64_t batch = 1;
   ir::Precision precision = ir::Precision::FP32;
+  Optimizer optimizer = Optimizer::SgdMomentum;
+  // Mixed precision: an fp32 master copy of the weights beside the compute-precision ones, optimizer
+  // states in fp32, gradients in the compute precision. Default: on below 4-byte precisions.
+  std::optional<bool> master_weights = std::nullopt;
+  Recompute recompute = Recompute::None;
+  // Weight-only quantisation for inference (int8: 1, int4: 0.5 bytes per weight; compute stays in
+  // `precision`). Default: the precision's width.
+  std::optional<double> weight_bytes = std::nullopt;
 };
 
 // The largest batch simulate() accepts: far beyond any real one, and small enough that a count

@@ -35,11 +35,11 @@ void weighted(const Ctx& c, OpCost& r, double macs) {
   r.macs = macs;
   const double f = 2.0 * r.macs;
   const double P = c.params;
-  r.forward = pass(f, (c.in() + P) * c.w, c.out() * c.w);
+  r.forward = pass(f, c.in() * c.w + P * c.ww, c.out() * c.w);
   // Backward: weight gradient always (the layer has parameters); input gradient when needed.
   r.backward = pass(f + c.needf() * f,
-                    (c.out() + c.in() + c.needf() * P) * c.w,   // grad_out, saved input, weights
-                    (c.needf() * c.in() + P) * c.w,             // grad_in, weight grads
+                    (c.out() + c.in()) * c.w + c.needf() * P * c.ww,   // grad_out, saved input, weights
+                    (c.needf() * c.in() + P) * c.w,                    // grad_in, weight grads
                     1 + (c.need() ? 1 : 0));
 }
 

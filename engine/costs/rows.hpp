@@ -15,6 +15,7 @@ struct Ctx {
   const std::vector<ir::Shape>& in_shapes;
   double batch;
   double w;                 // bytes per element
+  double ww;                // bytes per weight of the matrix ops (weight-only quantisation; else w)
   double params;            // weights the layer reads (owned or tied)
   const GradNeeds& grad;
 

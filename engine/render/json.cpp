@@ -10,7 +10,10 @@
 //   totals {params, macs, flops_fwd, flops_bwd, flops_update, bytes_fwd, bytes_bwd, roofline_fwd_s,
 //           roofline_bwd_s, roofline_train_step_s, time_fwd_s, time_fwd_train_s, time_bwd_s, time_update_s,
 //           time_train_step_s, throughput_train, throughput_infer, memory_infer_bytes,
-//           memory_train_bytes, fits_infer, fits_train (null when unknown)},
+//           memory_train_bytes, fits_infer, fits_train (null when unknown), weight_bytes, gradient_bytes,
+//           master_weight_bytes, optimizer_state_bytes, saved_activation_bytes, peak_activation_bytes,
+//           flops_recompute, time_recompute_s, mfu, hfu, tokens_per_sample, tokens_per_s_infer,
+//           tokens_per_s_train, max_batch_infer, max_batch_train (0: none fits or no memory size)},
 //   notes [string]
 #include "json_writer.hpp"
 #include "render.hpp"
@@ -91,6 +94,15 @@ void totals(JsonWriter& w, const Totals& t) {
   optional_bool(w, t.fits_infer);
   w.key("fits_train");
   optional_bool(w, t.fits_train);
+  w.key("weight_bytes").value(t.weight_bytes).key("gradient_bytes").value(t.gradient_bytes);
+  w.key("master_weight_bytes").value(t.master_weight_bytes).key("optimizer_state_bytes").value(t.optimizer_state_bytes);
+  w.key("saved_activation_bytes").value(t.saved_activation_bytes).key("peak_activation_bytes").value(t.peak_activation_bytes);
+  w.key("flops_recompute").value(t.flops_recompute).key("time_recompute_s").value(t.time_recompute_s);
+  w.key("mfu").value(t.mfu).key("hfu").value(t.hfu);
+  w.key("tokens_per_sample").value(t.tokens_per_sample);
+  w.key("tokens_per_s_infer").value(t.throughput_infer * t.tokens_per_sample);
+  w.key("tokens_per_s_train").value(t.throughput_train * t.tokens_per_sample);
+  w.key("max_batch_infer").value(t.max_batch_infer).key("max_batch_train").value(t.max_batch_train);
   w.end_object();
 }
 

@@ -1,0 +1,129 @@
+// Training set-ups (issue 13): optimizer, mixed precision, recomputation, MFU, largest batch. Every
+// expected figure is worked by hand from the formulas' sources in the comments.
+#include "engine/simulate.hpp"
+
+#include "engine/fixtures.hpp"
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+// A two-block decoder: token embedding, per block layernorm, qkv, causal attention, projection, MLP.
+ir::Network decoder(int seq = 16, bool flash = false) {
+  const std::string kernel = flash ? "\"flash\"" : "\"materialized\"";
+  return lang::parse_network(
+      "block layer(x) {\n"
+      "  h = x -> layernorm\n"
+      "  q, k, v = h -> linear(192) -> split(3, axis: 1)\n"
+      "  x = add(x, attention(q, k, v, heads: 4, causal: true, kernel: " + kernel + ") -> linear(64))\n"
+      "  return add(x, x -> layernorm -> linear(256) -> gelu -> linear(64))\n"
+      "}\n"
+      "network tiny_lm(seq_len = " + std::to_string(seq) + ") {\n"
+      "  input ids: [seq_len]\n"
+      "  x = ids -> embedding(100, 64)\n"
+      "  for i in 0 .. 2 { x = layer(x) }\n"
+      "  return x -> layernorm -> linear(100, bias: false)\n"
+      "}\n",
+      "tiny_lm.net");
+}
+
+}  // namespace
+
+TEST_CASE("mixed precision keeps fp32 master weights and optimizer states: 16 B per parameter with Adam") {
+  // ZeRO (Rajbhandari et al. 2020), section 3.1: mixed-precision Adam holds fp16 weights (2) and
+  // gradients (2), and fp32 master weights (4), momentum (4) and variance (4): 16 bytes per parameter.
+  const auto r = engine::simulate(decoder(), testing::a100(),
+                                  {.batch = 4, .precision = ir::Precision::BF16, .optimizer = engine::Optimizer::AdamW});
+  const auto& t = r.totals;
+  const double P = t.params;
+  CHECK(t.gradient_bytes == 2 * P);
+  CHECK(t.master_weight_bytes == 4 * P);
+  CHECK(t.optimizer_state_bytes == 8 * P);
+  CHECK(t.memory_train_bytes == 16 * P + t.saved_activation_bytes);
+  // AdamW: 14 FLOPs per parameter; reads the master weights, the bf16 gradients and both states
+  // (4 + 2 + 8 = 14 B), writes master weights, states and the bf16 copy (4 + 8 + 2 = 14 B).
+  CHECK(t.flops_update == 14 * P);
+  CHECK(t.bytes_update == 28 * P);
+  // fp32 training needs no master copy: weights, gradients and Adam's two states at 4 B.
+  const auto fp32 = engine::simulate(decoder(), testing::a100(), {.batch = 4, .optimizer = engine::Optimizer::Adam});
+  CHECK(fp32.totals.master_weight_bytes == 0);
+  CHECK(fp32.totals.memory_train_bytes == 16 * P + fp32.totals.saved_activation_bytes);
+  CHECK(fp32.totals.flops_update == 13 * P);
+}
+
+TEST_CASE("SGD with momentum under mixed precision reads 10 and writes 10 bytes per parameter") {
+  // reads fp32 master (4), fp16 gradient (2), fp32 momentum (4); writes master (4), momentum (4), fp16 copy (2)
+  const auto r = engine::simulate(testing::tiny(), testing::a100(), {.precision = ir::Precision::FP16});
+  CHECK(r.totals.bytes_update == 20 * r.totals.params);
+  CHECK(r.totals.memory_train_bytes == (2 + 2 + 4 + 4) * r.totals.params + r.totals.saved_activation_bytes);
+}
+
+TEST_CASE("MFU and HFU are the step's model and hardware FLOPs over time x the matrix peak") {
+  for (const auto recompute : {engine::Recompute::None, engine::Recompute::Selective, engine::Recompute::Full}) {
+    const auto r = engine::simulate(decoder(64), testing::a100(),
+                                    {.batch = 8, .precision = ir::Precision::FP16, .recompute = recompute});
+    const auto& t = r.totals;
+    CAPTURE(engine::recompute_name(recompute));
+    const double peak = 312e12;   // the A100's dense fp16 tensor-core peak (datasheet 624* / 2)
+    CHECK_THAT(t.mfu, WithinRel((t.flops_fwd_train + t.flops_bwd) / (t.time_train_step_s * peak), 1e-12));
+    CHECK_THAT(t.hfu, WithinRel((t.flops_fwd_train + t.flops_bwd + t.flops_recompute) / (t.time_train_step_s * peak), 1e-12));
+    CHECK(t.mfu > 0);
+    CHECK(t.mfu < 1);
+    if (recompute == engine::Recompute::None) CHECK(t.hfu == t.mfu);
+    else CHECK(t.hfu > t.mfu);
+  }
+}
+
+TEST_CASE("recomputation trades saved activations for forward time") {
+  const auto none = engine::simulate(decoder(64), testing::a100(), {.batch = 8}).totals;
+  const auto sel = engine::simulate(decoder(64), testing::a100(), {.batch = 8, .recompute = engine::Recompute::Selective}).totals;
+  const auto full = engine::simulate(decoder(64), testing::a100(), {.batch = 8, .recompute = engine::Recompute::Full}).totals;
+  // Selective drops exactly the attention scores the materialised kernel saves: batch x heads x T x S
+  // x 4 B per attention layer (Korthikanti et al. 2022, the 5 a s^2 b term's softmax part).
+  CHECK(none.saved_activation_bytes - sel.saved_activation_bytes == 2 * 8.0 * 4 * 64 * 64 * 4);
+  CHECK(full.saved_activation_bytes < sel.saved_activation_bytes);
+  CHECK(full.flops_recompute == none.flops_fwd_train);
+  CHECK(full.time_train_step_s == Approx(none.time_train_step_s + none.time_fwd_train_s).epsilon(1e-12));
+  CHECK(sel.time_train_step_s > none.time_train_step_s);
+  CHECK(sel.time_train_step_s < full.time_train_step_s);
+}
+
+TEST_CASE("the largest batch that fits is the last whose memory is within the device's") {
+  const ir::Network net = decoder(256);
+  const auto r = engine::simulate(net, testing::a100(), {.batch = 1, .precision = ir::Precision::BF16});
+  const double mem = *r.device.memory_bytes;
+  for (const bool train : {false, true}) {
+    const std::int64_t b = train ? r.totals.max_batch_train : r.totals.max_batch_infer;
+    REQUIRE(b > 1);
+    const auto at = [&](std::int64_t batch) {
+      const auto t = engine::simulate(net, testing::a100(), {.batch = batch, .precision = ir::Precision::BF16}).totals;
+      return train ? t.memory_train_bytes : t.memory_infer_bytes;
+    };
+    CAPTURE(train, b);
+    CHECK(at(b) <= mem);
+    CHECK(at(b + 1) > mem);
+  }
+}
+
+TEST_CASE("a token sequence reports its tokens per sample") {
+  const auto r = engine::simulate(decoder(16), testing::a100(), {.batch = 2});
+  CHECK(r.totals.tokens_per_sample == 16);
+  const auto image = engine::simulate(testing::tiny(), testing::a100(), {});
+  CHECK(image.totals.tokens_per_sample == 0);
+}
+
+TEST_CASE("the flash kernel saves and moves no score matrix and counts the same FLOPs") {
+  const auto m = engine::simulate(decoder(128, false), testing::a100(), {.batch = 4});
+  const auto f = engine::simulate(decoder(128, true), testing::a100(), {.batch = 4});
+  CHECK(m.totals.flops_fwd == f.totals.flops_fwd);
+  CHECK(m.totals.macs == f.totals.macs);
+  CHECK(f.totals.bytes_fwd < m.totals.bytes_fwd);
+  // Scores: 4 heads x 128 x 128 per sample and attention layer, written and read twice (4 passes), 4 B.
+  CHECK(m.totals.bytes_fwd - f.totals.bytes_fwd ==
+        Approx(2 * 4.0 * (4 * 128 * 128 * 4 * 4) - 2 * 4.0 * 4 * 128 * 4).epsilon(1e-12));
+  CHECK(f.totals.saved_activation_bytes < m.totals.saved_activation_bytes);
+}
