@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/comparison.hpp"
+#include "engine/generation.hpp"
 #include "engine/report.hpp"
 
 #include <string>
@@ -25,5 +26,9 @@ std::string json(const Report& report);
 std::string table(const Comparison& comparison, PassView view = PassView::Train);
 std::string csv(const Comparison& comparison);
 std::string json(const Comparison& comparison);
+
+// The inference phases of a decoder model: prefill, per-token decode, latency, KV cache, memory.
+std::string table(const Generation& generation);
+std::string json(const Generation& generation);
 
 }  // namespace ridge::engine::render

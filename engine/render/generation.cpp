@@ -1,0 +1,64 @@
+// Renderers of the inference phases (engine/generation.hpp): a short table and JSON. JSON fields (SI
+// base units): network, device, device_id, batch, dtype, prompt, generate, prefill_s,
+// decode_per_token_s, decode_first_s, decode_last_s, latency_s, tokens_per_s, decode_tokens_per_s,
+// kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes, activation_bytes, memory_bytes, fits
+// (null when the device gives no memory size), max_batch, decode_bound_s, notes.
+#include "json_writer.hpp"
+#include "render.hpp"
+#include "units.hpp"
+
+#include <string>
+
+namespace ridge::engine::render {
+
+std::string table(const Generation& g) {
+  const Report& r = g.prefill;
+  std::string s = "Generation (" + r.network + " on " + r.device.name + ", batch " + std::to_string(g.batch) + ", " +
+                  std::string(ir::precision_name(r.precision)) + ", prompt " + std::to_string(g.prompt) +
+                  " tokens, " + std::to_string(g.generate) + " generated)\n";
+  const auto row = [&](const std::string& k, const std::string& v) {
+    s += "  " + k + std::string(k.size() < 20 ? 20 - k.size() : 1, ' ') + v + "\n";
+  };
+  row("prefill", si(g.prefill_s, "s") + " (time to first token)");
+  row("decode", si(g.decode_per_token_s, "s") + " per token (first " + si(g.decode_first_s, "s") + ", last " +
+                    si(g.decode_last_s, "s") + "), " + si(g.decode_tokens_per_s, "tokens/s"));
+  row("end to end", si(g.latency_s, "s") + ", " + si(g.tokens_per_s, "tokens/s") + " generated");
+  row("decode bound", si(g.decode_bound_s, "s") + " per token = weights " + si(g.weight_bytes, "B") + " / bandwidth " +
+                          si(r.device.bandwidth, "B/s") + "; the prediction is " +
+                          ratio(g.decode_per_token_s / g.decode_bound_s, "x") +
+                          " of it (PPP below 1, KV-cache reads, launches and the non-matrix ops)");
+  row("KV cache", si(g.kv_cache_bytes_per_token, "B") + " per token per sequence, " + si(g.kv_cache_bytes, "B") +
+                      " at " + std::to_string(g.prompt + g.generate) + " tokens x batch " + std::to_string(g.batch));
+  row("memory", si(g.memory_bytes, "B") + " (weights " + si(g.weight_bytes, "B") + " + KV cache + activations " +
+                    si(g.activation_bytes, "B") + ")" +
+                    (g.fits ? std::string(*g.fits ? ": fits in " : ": DOES NOT FIT in ") + si(*r.device.memory_bytes, "B")
+                            : std::string(": device memory not given")));
+  if (g.fits) row("largest batch", std::to_string(g.max_batch) + " sequences of " + std::to_string(g.prompt + g.generate) + " tokens");
+  return s;
+}
+
+std::string json(const Generation& g) {
+  const Report& r = g.prefill;
+  JsonWriter w;
+  w.begin_object();
+  w.key("network").value(r.network).key("device").value(r.device.name).key("device_id").value(r.device.id);
+  w.key("batch").value(g.batch).key("dtype").value(ir::precision_name(r.precision));
+  w.key("prompt").value(g.prompt).key("generate").value(g.generate);
+  w.key("prefill_s").value(g.prefill_s).key("decode_per_token_s").value(g.decode_per_token_s);
+  w.key("decode_first_s").value(g.decode_first_s).key("decode_last_s").value(g.decode_last_s);
+  w.key("latency_s").value(g.latency_s).key("tokens_per_s").value(g.tokens_per_s);
+  w.key("decode_tokens_per_s").value(g.decode_tokens_per_s);
+  w.key("kv_cache_bytes").value(g.kv_cache_bytes).key("kv_cache_bytes_per_token").value(g.kv_cache_bytes_per_token);
+  w.key("weight_bytes").value(g.weight_bytes).key("activation_bytes").value(g.activation_bytes);
+  w.key("memory_bytes").value(g.memory_bytes).key("fits");
+  if (g.fits) w.value(*g.fits);
+  else w.null();
+  w.key("max_batch").value(g.max_batch).key("decode_bound_s").value(g.decode_bound_s);
+  w.key("notes").begin_array();
+  for (const auto& n : r.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ridge::engine::render

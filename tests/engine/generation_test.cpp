@@ -1,0 +1,98 @@
+// Inference phases (issue 13): prefill, decode against a growing KV cache, latency, memory. Figures
+// worked by hand in the comments.
+#include "engine/generation.hpp"
+
+#include "engine/fixtures.hpp"
+#include "parse.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+// A grouped-query decoder: 3 layers, hidden 128, 8 query heads of 16, 2 KV heads.
+const char* kDecoder =
+    "block layer(x) {\n"
+    "  h = x -> rmsnorm\n"
+    "  q = h -> linear(128, bias: false)\n"
+    "  k = h -> linear(32, bias: false)\n"
+    "  v = h -> linear(32, bias: false)\n"
+    "  x = add(x, attention(q, k, v, heads: 8, kv_heads: 2, causal: true, past: past) -> linear(128, bias: false))\n"
+    "  g = x -> rmsnorm\n"
+    "  return add(x, mul(g -> linear(256, bias: false) -> silu, g -> linear(256, bias: false)) -> linear(128, bias: false))\n"
+    "}\n"
+    "network gqa(seq_len = 8, past = 0) {\n"
+    "  input ids: [seq_len]\n"
+    "  x = ids -> embedding(1000, 128)\n"
+    "  for i in 0 .. 3 { x = layer(x) }\n"
+    "  return x -> rmsnorm -> linear(1000, bias: false)\n"
+    "}\n";
+
+engine::NetworkAt decoder_at() {
+  return [](std::int64_t seq, std::int64_t past) {
+    return lang::parse_network(kDecoder, "gqa.net", {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
+  };
+}
+
+}  // namespace
+
+TEST_CASE("the KV cache holds every attention layer's keys and values per token") {
+  // 3 layers x (32 + 32) widths x 2 B (fp16) = 384 B per token; Llama-2-7B's 2 x 32 x 32 x 128 x 2 B =
+  // 524,288 B follows the same rule.
+  const ir::Network net = decoder_at()(8, 0);
+  CHECK(engine::kv_cache_bytes_per_token(net, ir::Precision::FP16) == 3 * 64 * 2);
+}
+
+TEST_CASE("prefill, decode and latency add up, and decode is the mean of its first and last step") {
+  const auto g = engine::generate(decoder_at(), testing::a100(), {.batch = 4, .precision = ir::Precision::FP16}, 64, 20);
+  CHECK(g.prefill.network == "gqa");
+  CHECK(g.prefill_s == g.prefill.totals.time_fwd_s);
+  // The step at past = P + G - 1 = 83, and at 64: decode time is affine in the cached length.
+  const auto step = [&](std::int64_t past) {
+    return engine::simulate(decoder_at()(1, past), testing::a100(), {.batch = 4, .precision = ir::Precision::FP16})
+        .totals.time_fwd_s;
+  };
+  CHECK(g.decode_first_s == step(64));
+  CHECK(g.decode_last_s == step(83));
+  double sum = 0;
+  for (std::int64_t past = 64; past < 84; ++past) sum += step(past);
+  CHECK_THAT(g.decode_per_token_s * 20, WithinRel(sum, 1e-12));   // affine: the mean is exact
+  CHECK_THAT(g.latency_s, WithinRel(g.prefill_s + sum, 1e-12));
+  CHECK_THAT(g.tokens_per_s, WithinRel(4 * 20 / g.latency_s, 1e-12));
+  CHECK(g.kv_cache_bytes == 4.0 * (64 + 20) * 384);
+  CHECK(g.memory_bytes == g.weight_bytes + g.kv_cache_bytes + g.activation_bytes);
+}
+
+TEST_CASE("decode at batch 1 is never faster than reading the weights once") {
+  for (const ir::Precision p : {ir::Precision::FP16, ir::Precision::FP32}) {
+    const auto g = engine::generate(decoder_at(), testing::a100(), {.batch = 1, .precision = p}, 32, 4);
+    CHECK(g.decode_bound_s == g.weight_bytes / 1555e9);
+    CHECK(g.decode_first_s >= g.decode_bound_s);
+    CHECK(g.decode_per_token_s >= g.decode_bound_s);
+  }
+  // Weight-only int4: half a byte per weight of the matrix layers moves the bound and the time down.
+  const auto fp16 = engine::generate(decoder_at(), testing::a100(), {.precision = ir::Precision::FP16}, 32, 4);
+  const auto int4 = engine::generate(decoder_at(), testing::a100(),
+                                     {.precision = ir::Precision::FP16, .weight_bytes = 0.5}, 32, 4);
+  CHECK(int4.weight_bytes == fp16.weight_bytes / 4);
+  CHECK(int4.decode_per_token_s < fp16.decode_per_token_s);
+  CHECK(int4.decode_per_token_s >= int4.decode_bound_s);
+}
+
+TEST_CASE("the largest batch leaves room for every sequence's KV cache") {
+  const auto g = engine::generate(decoder_at(), testing::a100(), {.batch = 2, .precision = ir::Precision::FP16}, 128, 128);
+  REQUIRE(g.fits);
+  REQUIRE(g.max_batch > 2);
+  const double per_sequence = (g.kv_cache_bytes + g.activation_bytes) / 2;
+  CHECK(g.weight_bytes + g.max_batch * per_sequence <= 40.0 * (1ull << 30));
+  CHECK(g.weight_bytes + (g.max_batch + 1) * per_sequence > 40.0 * (1ull << 30));
+}
+
+TEST_CASE("generation refuses a network without attention and absurd token counts") {
+  const engine::NetworkAt cnn = [](std::int64_t, std::int64_t) { return testing::tiny(); };
+  CHECK_THROWS_WITH(engine::generate(cnn, testing::a100(), {}, 8, 8), Catch::Contains("no attention layer"));
+  CHECK_THROWS_WITH(engine::generate(decoder_at(), testing::a100(), {}, 0, 8), Catch::Contains("between 1 and"));
+  CHECK_THROWS_WITH(engine::generate(decoder_at(), testing::a100(), {}, 8, 1 << 21), Catch::Contains("between 1 and"));
+}
