@@ -25,7 +25,7 @@ import sys
 import time
 
 FIT = ["alexnet", "vgg11", "resnet18"]
-HOLDOUT = ["resnet50", "googlenet", "mobilenet_v3_large", "squeezenet1_1", "efficientnet_b0"]
+HOLDOUT = ["resnet50", "googlenet", "mobilenet_v3_large", "squeezenet1_1", "efficientnet_b0", "vit_b_16", "convnext_tiny"]
 CEILING = {"fitted": 0.15, "held-out": 0.25}
 
 ROW = re.compile(r"^\s+(\S+)\s+(fitted|held out)\s+" + r"\s+".join([r"([-+\d.]+%?)"] * 6) + r"\s+\|\s+"
