@@ -289,3 +289,17 @@ TEST_CASE("zoo networks take overrides of their parameters") {
     CHECK_THROWS(lang::load_network(model_path("resnet50"), {{"no_such_parameter", "1"}}));
   }
 }
+
+TEST_CASE("language models match their published parameter counts") {
+  // name, published parameter count, where the figure comes from. Every count is exact: the files hold
+  // each checkpoint's tensors in full (whole position tables, sliced to seq_len; tied heads counted once).
+  auto [name, params, source] = GENERATE(table<std::string, std::int64_t, std::string>({
+      // Hugging Face BertModel (pooler included, no pre-training heads) with the published config.json
+      {"bert_base", 109'482'240, "bert-base-uncased: BertModel parameters"},
+      {"bert_large", 335'141'888, "bert-large-uncased: BertModel parameters"},
+  }));
+  CAPTURE(name, source);
+  const ir::Network net = lang::load_network(model_path(name));
+  CHECK(net.name == name);
+  CHECK(total_parameters(net) == params);
+}
