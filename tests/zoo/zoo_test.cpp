@@ -297,6 +297,11 @@ TEST_CASE("language models match their published parameter counts") {
       // Hugging Face BertModel (pooler included, no pre-training heads) with the published config.json
       {"bert_base", 109'482'240, "bert-base-uncased: BertModel parameters"},
       {"bert_large", 335'141'888, "bert-large-uncased: BertModel parameters"},
+      // Hugging Face GPT2LMHeadModel with the published config.json, the tied lm_head counted once
+      {"gpt2", 124'439'808, "gpt2: GPT2LMHeadModel parameters"},
+      {"gpt2_medium", 354'823'168, "gpt2-medium: GPT2LMHeadModel parameters"},
+      {"gpt2_large", 774'030'080, "gpt2-large: GPT2LMHeadModel parameters"},
+      {"gpt2_xl", 1'557'611'200, "gpt2-xl: GPT2LMHeadModel parameters"},
   }));
   CAPTURE(name, source);
   const ir::Network net = lang::load_network(model_path(name));
