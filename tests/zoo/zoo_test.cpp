@@ -305,6 +305,14 @@ TEST_CASE("language models match their published parameter counts") {
       // gpt.net's defaults are GPT-3 Small: Brown et al. 2020, Table 2.1 prints "125M"; the exact count is
       // the hand count of its configuration. All eight sizes are checked in the next test case.
       {"gpt", 125'226'240, "Brown et al. 2020, Table 2.1, GPT-3 Small (125M; exact count by hand)"},
+      // Hugging Face LlamaForCausalLM / MistralForCausalLM with the published config.json (untied lm_head):
+      // the sum of the checkpoint's tensors (the model cards round it: "7B", "13B", "70B", "8B", "7.3B")
+      {"llama", 6'738'415'616, "meta-llama/Llama-2-7b-hf (llama.net's defaults)"},
+      {"llama2_7b", 6'738'415'616, "meta-llama/Llama-2-7b-hf"},
+      {"llama2_13b", 13'015'864'320, "meta-llama/Llama-2-13b-hf"},
+      {"llama2_70b", 68'976'648'192, "meta-llama/Llama-2-70b-hf"},
+      {"llama3_8b", 8'030'261'248, "meta-llama/Meta-Llama-3-8B"},
+      {"mistral_7b", 7'241'732'096, "mistralai/Mistral-7B-v0.1"},
   }));
   CAPTURE(name, source);
   const ir::Network net = lang::load_network(model_path(name));
