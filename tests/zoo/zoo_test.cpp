@@ -313,6 +313,8 @@ TEST_CASE("language models match their published parameter counts") {
       {"llama2_70b", 68'976'648'192, "meta-llama/Llama-2-70b-hf"},
       {"llama3_8b", 8'030'261'248, "meta-llama/Meta-Llama-3-8B"},
       {"mistral_7b", 7'241'732'096, "mistralai/Mistral-7B-v0.1"},
+      // Mixtral needs the moe op (and attention's past argument): enable once they are in.
+      // {"mixtral_8x7b", 46'702'792'704, "mistralai/Mixtral-8x7B-v0.1 (hand count in the file's header)"},
   }));
   CAPTURE(name, source);
   const ir::Network net = lang::load_network(model_path(name));
@@ -338,8 +340,8 @@ TEST_CASE("gpt.net gives GPT-3's eight sizes") {
           {"96", "12288", "96", 174'604'259'328, 175.0e9},
       }));
   CAPTURE(layers, hidden, heads);
-  const ir::Network net = lang::load_network(
-      model_path("gpt"), {{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"seq_len", "2048"}, {"vocab", "50257"}});
+  const ir::Network net = lang::load_network(model_path("gpt"), {{"layers", layers}, {"hidden", hidden}, {"heads", heads},
+                                                                 {"seq_len", "2048"}, {"vocab", "50257"}});
   const std::int64_t d = std::stoll(hidden), n = std::stoll(layers);
   CHECK(exact == 50257 * d + 2048 * d + n * (12 * d * d + 13 * d) + 2 * d);
   CHECK(total_parameters(net) == exact);
