@@ -340,8 +340,9 @@ TEST_CASE("gpt.net gives GPT-3's eight sizes") {
           {"96", "12288", "96", 174'604'259'328, 175.0e9},
       }));
   CAPTURE(layers, hidden, heads);
-  const ir::Network net = lang::load_network(model_path("gpt"), {{"layers", layers}, {"hidden", hidden}, {"heads", heads},
-                                                                 {"seq_len", "2048"}, {"vocab", "50257"}});
+  const lang::Overrides set{
+      {"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"seq_len", "2048"}, {"vocab", "50257"}};
+  const ir::Network net = lang::load_network(model_path("gpt"), set);
   const std::int64_t d = std::stoll(hidden), n = std::stoll(layers);
   CHECK(exact == 50257 * d + 2048 * d + n * (12 * d * d + 13 * d) + 2 * d);
   CHECK(total_parameters(net) == exact);
