@@ -332,8 +332,7 @@ TEST_CASE("language models match their published parameter counts") {
       {"llama2_70b", 68'976'648'192, "meta-llama/Llama-2-70b-hf"},
       {"llama3_8b", 8'030'261'248, "meta-llama/Meta-Llama-3-8B"},
       {"mistral_7b", 7'241'732'096, "mistralai/Mistral-7B-v0.1"},
-      // Mixtral needs the moe op (and attention's past argument): enable once they are in.
-      // {"mixtral_8x7b", 46'702'792'704, "mistralai/Mixtral-8x7B-v0.1 (hand count in the file's header)"},
+      {"mixtral_8x7b", 46'702'792'704, "mistralai/Mixtral-8x7B-v0.1 (hand count in the file's header)"},
   }));
   CAPTURE(name, source);
   const ir::Network net = lang::load_network(model_path(name));
