@@ -67,6 +67,7 @@ class Elaborator {
 
   std::size_t offset(const Tagged& at) const;
   void step(const Tagged& at);
+  void charge(const Tagged& at, std::size_t steps);   // `steps` steps at once
   void bind_parameters(const ast::Definition& network, const Overrides& overrides);
   void bind_constant(const ast::Assign& constant);
   void assign(const ast::Assign& s, Value v, Scope& scope);
