@@ -185,6 +185,12 @@ class Checker {
       error(*quantity, "'" + entry.key.text + "' must be a finite number, found " + format_number(quantity->number));
       return std::nullopt;
     }
+    if (!std::isfinite(value)) {
+      // Finite as written, not once its unit is applied (1e300 PiB): checked after the scaling.
+      error(*quantity, "'" + entry.key.text + "' overflows once its unit is applied (" + format_number(quantity->number) +
+                           " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
+      return std::nullopt;
+    }
     if (value <= 0.0) {
       error(*quantity, "'" + entry.key.text + "' must be positive, found " + format_number(quantity->number));
       return std::nullopt;
