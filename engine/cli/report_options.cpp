@@ -164,6 +164,9 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
         if (d.id == r.device.id) return &d;
       return nullptr;
     };
+    if (o.svg == "-" && !(ctx.reports.size() == 1 && !correlate))
+      throw std::invalid_argument("--svg -: this run draws several figures, which standard output cannot hold; "
+                                  "give a file name as their stem");
     if (ctx.reports.size() == 1 && !correlate) {
       const render::Roofline rl = render::roofline(ctx.reports.front(), measured, device_of(ctx.reports.front()));
       for (const std::string& n : rl.notes) notes.push_back("roofline: " + n);
@@ -194,10 +197,22 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   }
 
   // Everything computed: now write, so an error above leaves no file behind.
-  for (const auto& [path, contents] : files) {
-    io::write_file_atomically(path, contents);
-    wrote.push_back(path);
+  if (ctx.outputs) {
+    for (auto& [path, contents] : files) {
+      wrote.push_back(path);
+      ctx.outputs->emplace_back(path, std::move(contents));
+    }
+  } else {
+    io::AtomicFiles batch;
+    for (const auto& [path, contents] : files) {
+      if (path == "-") throw std::invalid_argument("'-' (standard output) is for the caller to write; no file is named '-'");
+      batch.add(path, contents);
+      wrote.push_back(path);
+    }
+    batch.commit();
   }
+  for (std::string& w : wrote)
+    if (w == "-") w = "standard output";
   if (ctx.reports.size() > 1 || correlate)
     for (const std::string& w : wrote) notes.push_back("wrote " + w);
   if (wrote.empty()) notes.clear();

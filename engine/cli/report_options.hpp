@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ridge::engine::cli {
@@ -45,7 +46,11 @@ struct Context {
   const std::vector<Report>& reports;          // the network's reports: devices x batches x precisions
   std::vector<std::string> extra_networks;     // paths from take_networks()
   std::string format = "table";                // table | csv | json
+  // Where set, the --svg / --trace files are appended here (path, contents) for the caller to write
+  // together with its own output, all or none; else finish() writes them itself, all or none.
+  std::vector<std::pair<std::string, std::string>>* outputs = nullptr;
 };
+
 
 // Computes what the options ask for, writes --svg / --trace files, and returns the stdout text:
 // `main_text` followed by the scaling and correlation sections (for json, one object holding the
