@@ -155,7 +155,19 @@ int main(int argc, char** argv) {
 
     const ir::Network network = lang::load_network(net_path, parse_sets(sets));
     std::vector<ir::Device> devices;
-    for (const std::string& p : hw_paths) devices.push_back(lang::load_device(p));
+    for (const std::string& p : hw_paths) {
+      devices.push_back(lang::load_device(p));
+      // Two .hw files with one stem (a/t4.hw, b/t4.hw) are two devices: the later gets "-2", "-3", so
+      // rows, lookups and figure names (FILE-roofline-ID-...) stay apart.
+      ir::Device& d = devices.back();
+      const std::string base = d.id;
+      for (int k = 2;; ++k) {
+        bool taken = false;
+        for (std::size_t j = 0; j + 1 < devices.size(); ++j) taken = taken || devices[j].id == d.id;
+        if (!taken) break;
+        d.id = base + "-" + std::to_string(k);
+      }
+    }
 
     std::vector<engine::Report> reports;
     for (std::size_t i = 0; i < devices.size(); ++i) {

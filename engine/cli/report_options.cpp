@@ -143,7 +143,16 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   std::vector<Report> all = ctx.reports;
   if (!ctx.extra_networks.empty()) {
     for (const std::string& path : ctx.extra_networks) {
-      const ir::Network net = lang::load_network(path);
+      ir::Network net = lang::load_network(path);
+      // Networks that declare the same name are kept apart in the correlation: the later one takes
+      // its file's name, then a count.
+      std::set<std::string> taken{ctx.network.name};
+      for (const Report& r : all) taken.insert(r.network);
+      if (taken.count(net.name)) {
+        const std::string base = net.name + " (" + fs::path(path).filename().string() + ")";
+        net.name = base;
+        for (int k = 2; taken.count(net.name); ++k) net.name = base + " #" + std::to_string(k);
+      }
       for (const Report& r : ctx.reports) {
         std::size_t d = 0;
         while (d < ctx.devices.size() && ctx.devices[d].id != r.device.id) ++d;
