@@ -134,6 +134,13 @@ ScalingReport scale(const ir::Network& network, const ir::Device& device, const 
       r.gradient_bytes = rep.totals.params * ir::bytes_per_element(o.precision);
     }
     r.points.push_back(combine(rep, n, global, r.gradient_bytes, r.link, o.overlap, o.dataset_size));
+    // Only the last point's per-layer report is used (its trace): keep totals for the others, so a long
+    // list of device counts does not keep a full per-layer report each.
+    if (r.points.size() > 1) {
+      Report& previous = r.points[r.points.size() - 2].per_device;
+      previous.layers.clear();
+      previous.layers.shrink_to_fit();
+    }
   }
   const double base = r.points.front().throughput;
   for (ScalingPoint& p : r.points) {

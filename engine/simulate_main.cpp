@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     if (hw_paths.empty()) throw UsageError("no device file (.hw) given");
     // Each simulation keeps a per-layer report until the comparison is rendered: cap their number so a
     // long --batch list (the command line allows ~65,000 items) cannot run memory away.
-    constexpr std::size_t kMaxSimulations = 4096;
+    using engine::cli::kMaxSimulations;
     const std::size_t nets = 1 + extra_networks.size();
     if (nets * hw_paths.size() * precisions.size() * batches.size() > kMaxSimulations)
       throw UsageError(std::to_string(nets) + " networks x " + std::to_string(hw_paths.size()) + " devices x " +

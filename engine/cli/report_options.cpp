@@ -116,7 +116,19 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   std::vector<std::string> notes;
   std::vector<std::string> wrote;
 
-  // Data-parallel scaling: one report per (device, precision, batch) of the main network.
+  // Data-parallel scaling: one report per (device, precision, batch) of the main network. Count the
+  // simulations first: a long --devices list per report escaped the cap on the main simulations.
+  std::size_t simulations = ctx.reports.size() * (1 + ctx.extra_networks.size());
+  for (const ir::Device& dev : ctx.devices) {
+    const std::size_t n = !o.devices.empty() ? parse_device_counts(o.devices).size() + 1
+                          : dev.count > 1    ? device_counts_up_to(dev.count).size() + 1
+                                             : 0;
+    for (const Report& r : ctx.reports) simulations += r.device.id == dev.id ? n : 0;
+  }
+  if (simulations > kMaxSimulations)
+    throw std::invalid_argument("the reports, scaling rows and correlated networks asked for need " +
+                                std::to_string(simulations) + " simulations, more than the " +
+                                std::to_string(kMaxSimulations) + " one run may ask for");
   std::vector<ScalingReport> scalings;
   for (std::size_t d = 0; d < ctx.devices.size(); ++d) {
     const ir::Device& dev = ctx.devices[d];

@@ -51,6 +51,9 @@ struct Context {
   std::vector<std::pair<std::string, std::string>>* outputs = nullptr;
 };
 
+// Each simulation keeps a per-layer report until the output is rendered: one run asks for at most this
+// many, counting the scaling rows and the correlated networks' simulations too.
+inline constexpr std::size_t kMaxSimulations = 4096;
 
 // Computes what the options ask for, writes --svg / --trace files, and returns the stdout text:
 // `main_text` followed by the scaling and correlation sections (for json, one object holding the
