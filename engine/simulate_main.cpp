@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
     check_outputs(inputs, outputs);
 
     const ir::Network network = lang::load_network(net_path, parse_sets(sets));
+    engine::cli::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     std::vector<ir::Device> devices;
     for (const std::string& p : hw_paths) {
       devices.push_back(lang::load_device(p));

@@ -94,6 +94,13 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_option("--measured", o.measured, "measured layer times (CSV layer,pass,seconds) to plot on the roofline");
 }
 
+void check_work(std::size_t simulations, std::size_t layers, const std::string& what) {
+  if (layers > 0 && simulations > kMaxLayerSimulations / layers)
+    throw std::invalid_argument(what + ": " + std::to_string(simulations) + " simulations of " + std::to_string(layers) +
+                                " layers each are more than the " + std::to_string(kMaxLayerSimulations) +
+                                " layer simulations one run may ask for");
+}
+
 std::vector<ir::Precision> parse_precisions(const std::string& text) {
   std::vector<ir::Precision> out;
   for (const std::string& item : split(text, ',')) {
@@ -129,6 +136,8 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
     throw std::invalid_argument("the reports, scaling rows and correlated networks asked for need " +
                                 std::to_string(simulations) + " simulations, more than the " +
                                 std::to_string(kMaxSimulations) + " one run may ask for");
+  check_work(simulations - ctx.reports.size() * ctx.extra_networks.size(), ctx.network.layers.size(),
+             "the reports and scaling rows of '" + ctx.network.name + "'");
   std::vector<ScalingReport> scalings;
   for (std::size_t d = 0; d < ctx.devices.size(); ++d) {
     const ir::Device& dev = ctx.devices[d];
@@ -156,6 +165,7 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   if (!ctx.extra_networks.empty()) {
     for (const std::string& path : ctx.extra_networks) {
       ir::Network net = lang::load_network(path);
+      check_work(ctx.reports.size(), net.layers.size(), path);
       // Networks that declare the same name are kept apart in the correlation: the later one takes
       // its file's name, then a count.
       std::set<std::string> taken{ctx.network.name};
