@@ -37,3 +37,14 @@ TEST_CASE("a 100 KB layer name is cut with an ellipsis in the table, not padded 
   CHECK(r.out.size() < 10'000);
   CHECK_THAT(r.out, Catch::Contains("nnn..."));
 }
+
+TEST_CASE("escape sequences in a file's name or its text never reach the terminal through a diagnostic") {
+  const fs::path d = fresh("diagnostic"), net = d / "n\x1b[2J.net", hw = d / "d.hw";
+  write(net, "network n {\n  input x: [4]\n  return x -> relu as a\x1b]0;owned\x07b\n}\n");
+  write(hw, hw_named("d"));
+  const Run r = simulate(q(net) + " " + q(hw));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("error:"));
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.find('\x07') == std::string::npos);
+}
