@@ -202,6 +202,11 @@ int main(int argc, char** argv) {
     // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
     if (format == "table") text = engine::render::printable(text, "\t\n");
     if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
+    // Again over every file the run makes, the figures named from the --svg stem included.
+    std::vector<std::pair<std::string, std::string>> made;
+    for (const auto& f : files)
+      if (f.first != "-") made.emplace_back("output", f.first);
+    check_outputs(inputs, made);
     // Everything computed: write every file to a temporary, then rename them all; an error before the
     // commit leaves every previous file as it was and no temporary behind.
     engine::io::AtomicFiles batch;

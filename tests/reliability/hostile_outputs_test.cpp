@@ -20,6 +20,12 @@ TEST_CASE("no output may be an input or another output, however it is spelt") {
   check_refused(simulate(run + " --svg " + q(d / "r.svg") + " --measured " + q(csv) + " --trace " + q(csv)), "--measured file");
   check_refused(simulate(run + " --svg " + q(d / "x.out") + " --trace " + q(d / "." / "x.out")), "same file as the --svg");
   check_refused(simulate(run + " -o " + q(d / "x.out") + " --svg " + q(d / "x.out")), "same file as the -o");
+  // A figure named from the --svg stem is an output too.
+  write(d / "f-roofline-d-fp32-b2.svg", "conv1,forward,1e-3\n");
+  check_refused(simulate(run + " --batch 1,2 --svg " + q(d / "f.svg") + " --measured " + q(d / "f-roofline-d-fp32-b2.svg")),
+                "same file as the --measured file");
+  CHECK(slurp(d / "f-roofline-d-fp32-b2.svg") == "conv1,forward,1e-3\n");
+  fs::remove(d / "f-roofline-d-fp32-b2.svg");
   CHECK(slurp(net) == kNet);
   CHECK(slurp(hw) == hw_named("d"));
   CHECK(entries(d) == 5);
