@@ -484,6 +484,9 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
   if (tensors > kMaxFanIn && is_op_name(name))
     fail(c.callee, "'" + name + "' is given " + std::to_string(tensors) + " tensors; an op takes at most " +
                        std::to_string(kMaxFanIn) + " inputs");
+  if (is_op_name(name) && (op_inputs_ += tensors) > kMaxTotalInputs)
+    fail(c.callee, "the ops of the network take more than " + std::to_string(kMaxTotalInputs) +
+                       " tensor inputs together; expected a network of bounded size (is a wide tuple passed in a loop?)");
   if (auto it = blocks_.find(name); it != blocks_.end()) return call_block(*it->second, c, std::move(args));
   if (is_op_name(name)) return *call_op(name, c, std::move(args), label);
   if (is_builtin_name(name)) {

@@ -23,6 +23,9 @@ inline constexpr std::int64_t kMaxSteps = 4'000'000;
 // Items of one list or tuple, and tensor inputs of one op (concat's fan-in).
 inline constexpr std::size_t kMaxItems = 100'000;
 inline constexpr std::size_t kMaxFanIn = 65'536;
+// Tensor inputs of all ops together: each is a shape the builder infers from, so this bounds the work
+// of building the network by its edges as kMaxLayers bounds it by its nodes.
+inline constexpr std::size_t kMaxTotalInputs = 1'000'000;
 // Elaborator recursion (expressions inside blocks inside expressions...), kept well inside the stack.
 inline constexpr int kMaxEvalDepth = 1'000;
 

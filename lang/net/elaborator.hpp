@@ -107,6 +107,7 @@ class Elaborator {
   std::size_t layers_ = 0;
   std::int64_t loop_iterations_ = 0;
   std::int64_t steps_ = 0;
+  std::size_t op_inputs_ = 0;   // tensor inputs of every op called so far
   int depth_ = 0;
 };
 

@@ -48,12 +48,21 @@ TEST_CASE("concat of a 10,000-way split tuple 50 times over, 1000 times, is refu
   CHECK(s < 2.0);
 }
 
-TEST_CASE("concat of a wide tuple in a loop stops at the work budget, which counts every input passed") {
+TEST_CASE("concat of a wide tuple in a loop stops at the bound on op inputs, all layers together") {
   const std::string text = "network n {\n  input x: [10000]\n  t = split(x, 10000)\n  for i in 0 .. 1000 {\n"
                            "    y = concat(t, t, t, t, t)\n  }\n  return x\n}\n";
   std::string error;
   const double s = seconds([&] { error = net_error(text); });
-  CHECK_THAT(error, Catch::Contains("hostile.net:5:") && Catch::Contains("steps"));
+  CHECK_THAT(error, Catch::Contains("hostile.net:5:") && Catch::Contains("more than 1000000 tensor inputs"));
+  CHECK(s < 2.0);
+}
+
+TEST_CASE("a wide tuple passed to a block in a loop stops at the work budget, which counts every item passed") {
+  const std::string text = "block f(t) { return t[0] }\nnetwork n {\n  input x: [10000]\n  t = split(x, 10000)\n"
+                           "  for i in 0 .. 1000 {\n    y = f(t)\n  }\n  return x\n}\n";
+  std::string error;
+  const double s = seconds([&] { error = net_error(text); });
+  CHECK_THAT(error, Catch::Contains("hostile.net:6:") && Catch::Contains("steps"));
   CHECK(s < 2.0);
 }
 
