@@ -5,9 +5,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace ridge::engine {
+
+namespace {
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
 
 std::string_view scaling_name(Scaling s) { return s == Scaling::Strong ? "strong" : "weak"; }
 
@@ -69,9 +78,17 @@ ScalingPoint combine(const Report& per_device, int devices, std::int64_t global_
   p.throughput = p.step_s > 0 ? static_cast<double>(global_batch) / p.step_s : 0.0;
   p.comm_share = p.step_s > 0 ? p.exposed_comm_s / p.step_s : 0.0;
   if (dataset_size) {
-    p.steps_per_epoch = (*dataset_size + global_batch - 1) / global_batch;   // the last batch may be short
+    // The last batch may be short; ceil without the overflow of dataset + batch - 1 near 2^63.
+    p.steps_per_epoch = *dataset_size / global_batch + (*dataset_size % global_batch != 0 ? 1 : 0);
     p.epoch_s = static_cast<double>(*p.steps_per_epoch) * p.step_s;
   }
+  // A figure that is positive and finite in the .hw can still give no finite answer (a link of
+  // 1e-300 B/s): refuse it, naming the link, rather than print inf h and -nan%.
+  for (const double v : {p.allreduce_s, p.step_s, p.throughput, p.comm_share, p.epoch_s.value_or(0.0)})
+    if (!std::isfinite(v))
+      throw SimulationError("link '" + link.name + "' (" + shortest(link.bandwidth) + " B/s, latency " +
+                            shortest(link.latency_s) + " s) gives a step time that is not a finite number at " +
+                            std::to_string(devices) + " devices; expected a plausible link bandwidth and latency");
   p.per_device = per_device;
   return p;
 }
@@ -117,11 +134,24 @@ ScalingReport scale(const ir::Network& network, const ir::Device& device, const 
       r.gradient_bytes = rep.totals.params * ir::bytes_per_element(o.precision);
     }
     r.points.push_back(combine(rep, n, global, r.gradient_bytes, r.link, o.overlap, o.dataset_size));
+    // Only the last point's per-layer report is used (its trace): keep totals for the others, so a long
+    // list of device counts does not keep a full per-layer report each.
+    if (r.points.size() > 1) {
+      Report& previous = r.points[r.points.size() - 2].per_device;
+      previous.layers.clear();
+      previous.layers.shrink_to_fit();
+    }
   }
   const double base = r.points.front().throughput;
   for (ScalingPoint& p : r.points) {
     p.speedup = base > 0 ? p.throughput / base : 0.0;
     p.efficiency = p.speedup / p.devices;
+    // Rates that underflow (a 1e-300 B/s link: speedup 1e-311) print as 0 or NaN percentages.
+    for (const double v : {p.throughput, p.speedup, p.efficiency})
+      if (!std::isnormal(v))
+        throw SimulationError("link '" + r.link.name + "' of device '" + device.id + "' (" + shortest(r.link.bandwidth) +
+                              " B/s) gives a throughput too small to report at " + std::to_string(p.devices) +
+                              " devices; expected a plausible link bandwidth");
   }
 
   r.notes.push_back(std::string(scaling_name(o.scaling)) + " scaling: " +

@@ -9,6 +9,7 @@
 #include "engine/cli/report_options.hpp"
 #include "engine/comparison.hpp"
 #include "engine/io/atomic_file.hpp"
+#include "engine/render/json_writer.hpp"
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "catalogue.hpp"
@@ -17,10 +18,15 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <filesystem>
+#include <optional>
+#include <tuple>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -44,6 +50,39 @@ std::vector<std::int64_t> parse_batches(const std::string& text) {
     start = comma + 1;
   }
   return batches;
+}
+
+// What a path names, for telling whether two paths are one file however they are spelt (`a.net`,
+// `./a.net`, a link, a hard link): the file's device and inode; for a file not there yet, its folder's
+// device and inode and its name. Empty for paths that do not name a regular file or a folder's entry.
+std::optional<std::tuple<dev_t, ino_t, std::string>> identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return std::nullopt;   // /dev/null, a FIFO: written through, never replaced
+    return std::tuple{st.st_dev, st.st_ino, std::string()};
+  }
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  if (::stat(dir.c_str(), &st) != 0) return std::nullopt;   // the write fails later, saying why
+  return std::tuple{st.st_dev, st.st_ino, p.filename().string()};
+}
+
+// Refuses a run whose outputs include one of its inputs, or one file twice: `-o self.net` would
+// replace the network with the report, `--svg a --trace a` keep only one of them.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& inputs,     // what, path
+                   const std::vector<std::pair<std::string, std::string>>& outputs) {  // what, path
+  std::vector<std::pair<std::tuple<dev_t, ino_t, std::string>, std::string>> seen;
+  for (const auto& [what, path] : inputs)
+    if (auto id = identity(path)) seen.emplace_back(*id, what + " '" + path + "'");
+  for (const auto& [what, path] : outputs) {
+    const auto id = identity(path);
+    if (!id) continue;
+    for (const auto& [other, said] : seen)
+      if (other == *id)
+        throw UsageError(what + " '" + path + "' is the same file as the " + said +
+                         "; a run never writes over its inputs or writes one file twice");
+    seen.emplace_back(*id, what + " '" + path + "'");
+  }
 }
 
 lang::Overrides parse_sets(const std::vector<std::string>& sets) {
@@ -92,15 +131,48 @@ int main(int argc, char** argv) {
     if (hw_paths.empty()) throw UsageError("no device file (.hw) given");
     // Each simulation keeps a per-layer report until the comparison is rendered: cap their number so a
     // long --batch list (the command line allows ~65,000 items) cannot run memory away.
-    constexpr std::size_t kMaxSimulations = 4096;
+    using engine::cli::kMaxSimulations;
     const std::size_t nets = 1 + extra_networks.size();
     if (nets * hw_paths.size() * precisions.size() * batches.size() > kMaxSimulations)
       throw UsageError(std::to_string(nets) + " networks x " + std::to_string(hw_paths.size()) + " devices x " +
                        std::to_string(precisions.size()) + " dtypes x " + std::to_string(batches.size()) +
                        " batches is more than the " + std::to_string(kMaxSimulations) + " simulations one run may ask for");
-    const ir::Network network = lang::load_network(lang::resolve_network_path(net_path), parse_sets(sets));
+    // Zoo and catalogue names become paths first, so the identity checks below see the real files.
+    net_path = lang::resolve_network_path(net_path);
+    for (std::string& p : hw_paths) p = lang::resolve_device_path(p);
+    // Outputs: never an input, never one file twice; `-` is standard output for -o, and for one of
+    // --svg / --trace when -o takes the report.
+    std::vector<std::pair<std::string, std::string>> inputs{{"network", net_path}}, outputs;
+    for (const std::string& p : extra_networks) inputs.emplace_back("network", p);
+    for (const std::string& p : hw_paths) inputs.emplace_back("device file", p);
+    if (!report_options.measured.empty()) inputs.emplace_back("--measured file", report_options.measured);
+    const bool report_to_stdout = output.empty() || output == "-";
+    if (!report_to_stdout) outputs.emplace_back("-o", output);
+    if (!report_options.svg.empty()) outputs.emplace_back("--svg", report_options.svg);
+    if (!report_options.trace.empty()) outputs.emplace_back("--trace", report_options.trace);
+    int to_stdout = report_to_stdout ? 1 : 0;
+    for (const auto& [what, path] : outputs)
+      if (path == "-" && ++to_stdout > 1)
+        throw UsageError(what + " -: standard output already carries " + (report_to_stdout ? "the report; give -o FILE for it"
+                                                                                            : "another output"));
+    check_outputs(inputs, outputs);
+
+    const ir::Network network = lang::load_network(net_path, parse_sets(sets));
+    engine::cli::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     std::vector<ir::Device> devices;
-    for (const std::string& p : hw_paths) devices.push_back(lang::load_device(lang::resolve_device_path(p)));
+    for (const std::string& p : hw_paths) {
+      devices.push_back(lang::load_device(p));
+      // Two .hw files with one stem (a/t4.hw, b/t4.hw) are two devices: the later gets "-2", "-3", so
+      // rows, lookups and figure names (FILE-roofline-ID-...) stay apart.
+      ir::Device& d = devices.back();
+      const std::string base = d.id;
+      for (int k = 2;; ++k) {
+        bool taken = false;
+        for (std::size_t j = 0; j + 1 < devices.size(); ++j) taken = taken || devices[j].id == d.id;
+        if (!taken) break;
+        d.id = base + "-" + std::to_string(k);
+      }
+    }
 
     std::vector<engine::Report> reports;
     for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -129,13 +201,27 @@ int main(int argc, char** argv) {
              : format == "csv" ? engine::render::csv(c)
                                : engine::render::table(c, view);
     }
-    text = engine::cli::finish(report_options, {network, devices, reports, extra_networks, format}, std::move(text));
-    if (output.empty() || output == "-") {
-      std::cout << text << std::flush;
-      if (!std::cout) throw std::runtime_error("cannot write to standard output");
-    } else {
-      engine::io::write_file_atomically(output, text);
+    std::vector<std::pair<std::string, std::string>> files;
+    text = engine::cli::finish(report_options, {network, devices, reports, extra_networks, format, &files}, std::move(text));
+    // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
+    if (format == "table") text = engine::render::printable(text, "\t\n");
+    if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
+    // Again over every file the run makes, the figures named from the --svg stem included.
+    std::vector<std::pair<std::string, std::string>> made;
+    for (const auto& f : files)
+      if (f.first != "-") made.emplace_back("output", f.first);
+    check_outputs(inputs, made);
+    // Everything computed: write every file to a temporary, then rename them all; an error before the
+    // commit leaves every previous file as it was and no temporary behind.
+    engine::io::AtomicFiles batch;
+    std::string stdout_text = report_to_stdout ? std::move(text) : std::string();
+    for (auto& [path, contents] : files) {
+      if (path == "-") stdout_text = std::move(contents);
+      else batch.add(path, contents);
     }
+    batch.commit();
+    std::cout << stdout_text << std::flush;
+    if (!std::cout) throw std::runtime_error("cannot write to standard output");
     return 0;
   } catch (const ridge::lang::Error& e) {
     std::cerr << e.what();

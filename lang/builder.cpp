@@ -25,7 +25,14 @@ std::string NetworkBuilder::name_for(std::string_view op_name, std::string expli
   Frame& f = frames_.back();
   const std::string key(op_name);
   const int k = ++f.counters[key];
-  return f.prefix + (explicit_name.empty() ? key + std::to_string(k) : std::move(explicit_name));
+  if (!explicit_name.empty()) return f.prefix + std::move(explicit_name);
+  // A base that ends in a digit or '_' gets a '_' before the count, so `relu6` then 61 `relu`s give
+  // relu6_1 and relu61, and block b1 called 11 times (b1_11) stays apart from block b11 (b11_1). Unique
+  // by construction: strip a name's trailing digits; if what is left ends in '_', the base is that less
+  // one '_', else it is all of it.
+  const char last = key.empty() ? '_' : key.back();
+  const bool separate = (last >= '0' && last <= '9') || last == '_';
+  return f.prefix + key + (separate ? "_" : "") + std::to_string(k);
 }
 
 NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vector<Value> inputs,

@@ -94,6 +94,13 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_option("--measured", o.measured, "measured layer times (CSV layer,pass,seconds) to plot on the roofline");
 }
 
+void check_work(std::size_t simulations, std::size_t layers, const std::string& what) {
+  if (layers > 0 && simulations > kMaxLayerSimulations / layers)
+    throw std::invalid_argument(what + ": " + std::to_string(simulations) + " simulations of " + std::to_string(layers) +
+                                " layers each are more than the " + std::to_string(kMaxLayerSimulations) +
+                                " layer simulations one run may ask for");
+}
+
 std::vector<ir::Precision> parse_precisions(const std::string& text) {
   std::vector<ir::Precision> out;
   for (const std::string& item : split(text, ',')) {
@@ -116,7 +123,21 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   std::vector<std::string> notes;
   std::vector<std::string> wrote;
 
-  // Data-parallel scaling: one report per (device, precision, batch) of the main network.
+  // Data-parallel scaling: one report per (device, precision, batch) of the main network. Count the
+  // simulations first: a long --devices list per report escaped the cap on the main simulations.
+  std::size_t simulations = ctx.reports.size() * (1 + ctx.extra_networks.size());
+  for (const ir::Device& dev : ctx.devices) {
+    const std::size_t n = !o.devices.empty() ? parse_device_counts(o.devices).size() + 1
+                          : dev.count > 1    ? device_counts_up_to(dev.count).size() + 1
+                                             : 0;
+    for (const Report& r : ctx.reports) simulations += r.device.id == dev.id ? n : 0;
+  }
+  if (simulations > kMaxSimulations)
+    throw std::invalid_argument("the reports, scaling rows and correlated networks asked for need " +
+                                std::to_string(simulations) + " simulations, more than the " +
+                                std::to_string(kMaxSimulations) + " one run may ask for");
+  check_work(simulations - ctx.reports.size() * ctx.extra_networks.size(), ctx.network.layers.size(),
+             "the reports and scaling rows of '" + ctx.network.name + "'");
   std::vector<ScalingReport> scalings;
   for (std::size_t d = 0; d < ctx.devices.size(); ++d) {
     const ir::Device& dev = ctx.devices[d];
@@ -143,7 +164,17 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   std::vector<Report> all = ctx.reports;
   if (!ctx.extra_networks.empty()) {
     for (const std::string& path : ctx.extra_networks) {
-      const ir::Network net = lang::load_network(path);
+      ir::Network net = lang::load_network(path);
+      check_work(ctx.reports.size(), net.layers.size(), path);
+      // Networks that declare the same name are kept apart in the correlation: the later one takes
+      // its file's name, then a count.
+      std::set<std::string> taken{ctx.network.name};
+      for (const Report& r : all) taken.insert(r.network);
+      if (taken.count(net.name)) {
+        const std::string base = net.name + " (" + fs::path(path).filename().string() + ")";
+        net.name = base;
+        for (int k = 2; taken.count(net.name); ++k) net.name = base + " #" + std::to_string(k);
+      }
       for (const Report& r : ctx.reports) {
         std::size_t d = 0;
         while (d < ctx.devices.size() && ctx.devices[d].id != r.device.id) ++d;
@@ -164,6 +195,9 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
         if (d.id == r.device.id) return &d;
       return nullptr;
     };
+    if (o.svg == "-" && !(ctx.reports.size() == 1 && !correlate))
+      throw std::invalid_argument("--svg -: this run draws several figures, which standard output cannot hold; "
+                                  "give a file name as their stem");
     if (ctx.reports.size() == 1 && !correlate) {
       const render::Roofline rl = render::roofline(ctx.reports.front(), measured, device_of(ctx.reports.front()));
       for (const std::string& n : rl.notes) notes.push_back("roofline: " + n);
@@ -194,10 +228,22 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   }
 
   // Everything computed: now write, so an error above leaves no file behind.
-  for (const auto& [path, contents] : files) {
-    io::write_file_atomically(path, contents);
-    wrote.push_back(path);
+  if (ctx.outputs) {
+    for (auto& [path, contents] : files) {
+      wrote.push_back(path);
+      ctx.outputs->emplace_back(path, std::move(contents));
+    }
+  } else {
+    io::AtomicFiles batch;
+    for (const auto& [path, contents] : files) {
+      if (path == "-") throw std::invalid_argument("'-' (standard output) is for the caller to write; no file is named '-'");
+      batch.add(path, contents);
+      wrote.push_back(path);
+    }
+    batch.commit();
   }
+  for (std::string& w : wrote)
+    if (w == "-") w = "standard output";
   if (ctx.reports.size() > 1 || correlate)
     for (const std::string& w : wrote) notes.push_back("wrote " + w);
   if (wrote.empty()) notes.clear();

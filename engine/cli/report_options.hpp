@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ridge::engine::cli {
@@ -45,7 +46,20 @@ struct Context {
   const std::vector<Report>& reports;          // the network's reports: devices x batches x precisions
   std::vector<std::string> extra_networks;     // paths from take_networks()
   std::string format = "table";                // table | csv | json
+  // Where set, the --svg / --trace files are appended here (path, contents) for the caller to write
+  // together with its own output, all or none; else finish() writes them itself, all or none.
+  std::vector<std::pair<std::string, std::string>>* outputs = nullptr;
 };
+
+// Each simulation keeps a per-layer report until the output is rendered: one run asks for at most this
+// many, counting the scaling rows and the correlated networks' simulations too.
+inline constexpr std::size_t kMaxSimulations = 4096;
+// And the work they add up to: simulations times the layers each simulates, so that 4,000 scaling rows
+// of a 2,000-layer network (or 41 batches of a 100,000-layer one) are refused up front, not run for
+// seconds. One simulation of the largest network (100,000 layers) is 100,000.
+inline constexpr std::size_t kMaxLayerSimulations = 4'000'000;
+// Throws std::invalid_argument when `simulations` of a `layers`-layer network pass it.
+void check_work(std::size_t simulations, std::size_t layers, const std::string& what);
 
 // Computes what the options ask for, writes --svg / --trace files, and returns the stdout text:
 // `main_text` followed by the scaling and correlation sections (for json, one object holding the

@@ -17,25 +17,6 @@ namespace {
   throw FileError("cannot write '" + path.string() + "': " + what + ": " + std::strerror(err));
 }
 
-// Holds back the signals that end a process from a terminal or a job controller (SIGINT, SIGTERM,
-// SIGHUP, SIGQUIT) while alive, so an interrupt cannot strand a half-written temporary: it is
-// delivered when the guard goes, after the rename or after the temporary has been removed.
-class DeferTerminationSignals {
- public:
-  DeferTerminationSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
-    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
-  }
-  DeferTerminationSignals(const DeferTerminationSignals&) = delete;
-  DeferTerminationSignals& operator=(const DeferTerminationSignals&) = delete;
-  ~DeferTerminationSignals() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-
- private:
-  sigset_t previous_;
-};
-
 // Closes the descriptor and removes the temporary unless released: every early exit cleans up.
 class TempFile {
  public:
@@ -84,13 +65,47 @@ void write_through(const std::filesystem::path& path, std::string_view contents)
   if (file.close() != 0) fail(path, "close", errno);
 }
 
+// The temporary's name: ".NAME.tmp-XXXXXX" beside the target, NAME cut to 200 bytes so that a valid
+// 250-byte file name does not give a temporary name past NAME_MAX (255).
+std::string temporary_for(const std::filesystem::path& path) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::string temp_name = ".";   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
+  temp_name.append(path.filename().string().substr(0, 200)).append(".tmp-XXXXXX");
+  return (dir / temp_name).string();
+}
+
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path_given, std::string_view contents) {
+struct AtomicFiles::Pending {
+  std::filesystem::path path;   // the target (a link resolved to its file)
+  std::string contents;         // for write-through targets (devices, FIFOs), written at commit
+  std::string temp;             // the temporary until renamed
+  bool through = false;         // a device, FIFO or socket: written through at commit
+};
+
+AtomicFiles::AtomicFiles() = default;
+
+AtomicFiles::~AtomicFiles() {
+  for (const Pending& p : pending_)
+    if (!p.temp.empty()) ::unlink(p.temp.c_str());
+  if (deferring_) ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+void AtomicFiles::add(const std::filesystem::path& path_given, std::string_view contents) {
   if (path_given.empty()) throw FileError("cannot write a file with an empty name");
+  if (!deferring_) {
+    // Held back from the first temporary until every one is renamed or removed (see DeferTerminationSignals).
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+    deferring_ = true;
+  }
   struct stat target {};
-  if (::stat(path_given.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode))
-    return write_through(path_given, contents);
+  if (::stat(path_given.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+    pending_.push_back({path_given, std::string(contents), "", true});
+    return;
+  }
   // A link to an existing file: replace the file it points to and keep the link, rather than
   // renaming a regular file over the link.
   struct stat link {};
@@ -99,10 +114,7 @@ void write_file_atomically(const std::filesystem::path& path_given, std::string_
   const std::filesystem::path path = link_to_file ? std::filesystem::canonical(path_given, ec) : path_given;
   if (ec) fail(path_given, "cannot resolve the link", ec.value());
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string temp_name = ".";   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
-  temp_name.append(path.filename().string()).append(".tmp-XXXXXX");
-  std::string temp = (dir / temp_name).string();
-  const DeferTerminationSignals defer;   // outlives `file` below, so cleanup runs before delivery
+  std::string temp = temporary_for(path);
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) fail(path, "cannot create a temporary file in '" + dir.string() + "'", errno);
   TempFile file(fd, temp);
@@ -122,14 +134,32 @@ void write_file_atomically(const std::filesystem::path& path_given, std::string_
   write_all(path, file.fd(), contents);
   if (::fsync(file.fd()) != 0) fail(path, "fsync", errno);
   if (file.close() != 0) fail(path, "close", errno);
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail(path, "rename", errno);
-  file.release();
-  // Make the rename itself durable; a failure here leaves the new file in place, so it is not an error.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  pending_.push_back({path, "", temp, false});
+  file.release();   // now pending_'s to remove
+}
+
+void AtomicFiles::commit() {
+  for (Pending& p : pending_) {
+    if (p.through) continue;
+    if (::rename(p.temp.c_str(), p.path.c_str()) != 0) fail(p.path, "rename", errno);
+    p.temp.clear();
+    // Make the rename itself durable; a failure here leaves the new file in place, so it is not an error.
+    const std::filesystem::path dir = p.path.has_parent_path() ? p.path.parent_path() : std::filesystem::path(".");
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
   }
+  for (Pending& p : pending_)
+    if (p.through) write_through(p.path, p.contents);
+  pending_.clear();
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  AtomicFiles files;
+  files.add(path, contents);
+  files.commit();
 }
 
 }  // namespace ridge::engine::io

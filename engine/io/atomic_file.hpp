@@ -4,7 +4,9 @@
 // validate's calibrate.
 #pragma once
 
+#include <csignal>
 #include <filesystem>
+#include <vector>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,5 +21,25 @@ struct FileError : std::runtime_error {
 // FIFO or socket (`/dev/null`, `/dev/stdout` on a pipe) is written through, not replaced. A new file gets mode 0644 (less the umask); an existing file keeps
 // its mode. Throws FileError naming the path and the system's reason.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+// Several files, all or none: add() writes each to a temporary beside its target (fsync'd), commit()
+// renames them all; destroyed without commit() (an error anywhere in the run), it removes every
+// temporary and no target has changed. Termination signals are held back from the first add() until
+// the commit or the cleanup is done.
+class AtomicFiles {
+ public:
+  AtomicFiles();
+  ~AtomicFiles();
+  AtomicFiles(const AtomicFiles&) = delete;
+  AtomicFiles& operator=(const AtomicFiles&) = delete;
+  void add(const std::filesystem::path& path, std::string_view contents);
+  void commit();
+
+ private:
+  struct Pending;
+  std::vector<Pending> pending_;
+  bool deferring_ = false;
+  sigset_t previous_{};
+};
 
 }  // namespace ridge::engine::io

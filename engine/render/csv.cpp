@@ -8,8 +8,11 @@
 namespace ridge::engine::render {
 namespace {
 
-std::string field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+std::string field(std::string_view text) {
+  // Names may hold anything a .hw string or a file name can: keep the file UTF-8 and free of escape
+  // sequences, and quote a field with a CR too (a bare CR ends a record for many readers).
+  const std::string s = printable(text, "\t\n\r");
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";

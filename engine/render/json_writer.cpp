@@ -25,6 +25,43 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+std::string printable(std::string_view s, std::string_view keep) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = (c < 0x20 || c == 0x7F) ? 1 : utf8_length(s, i);
+    const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;   // U+0080..U+009F
+    const bool control = ((c < 0x20 || c == 0x7F) && keep.find(static_cast<char>(c)) == std::string_view::npos) || c1;
+    if (n == 0 || control) out += "\xEF\xBF\xBD";
+    else out.append(s.substr(i, n));
+    i += n == 0 ? 1 : n;
+  }
+  return out;
+}
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : utf8_length(s, i);
+    if (n == 0) out += "\xEF\xBF\xBD";
+    else out.append(s.substr(i, n));
+    i += n == 0 ? 1 : n;
+  }
+  return out;
+}
+
+std::string table_cell(std::string_view raw) {
+  std::string s = printable(raw);
+  if (s.size() <= kMaxCell) return s;
+  std::size_t cut = kMaxCell - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  s.resize(cut);
+  return s + "...";
+}
+
 std::string json_quote(std::string_view s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size();) {

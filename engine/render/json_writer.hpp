@@ -48,6 +48,17 @@ class JsonWriter {
 
 // The JSON string literal for `s`, quotes included.
 std::string json_quote(std::string_view s);
+
+// `s` made safe for a terminal, a table cell, a CSV field or XML text: bytes that are not UTF-8, and
+// control characters (C0, DEL, C1: what terminal escape sequences are made of) other than those in
+// `keep` become U+FFFD.
+std::string printable(std::string_view s, std::string_view keep = "\t");
+// Valid UTF-8, everything else kept (CSV fields: newlines and quotes are the quoting's business).
+std::string valid_utf8(std::string_view s);
+// A table cell: printable(), and at most kMaxCell bytes, cut at a code point and ended with "...", so
+// a 100 KB layer name cannot pad every row of the table to its width.
+inline constexpr std::size_t kMaxCell = 60;
+std::string table_cell(std::string_view s);
 // The JSON number for `d` ("null" when not finite).
 std::string json_number(double d);
 

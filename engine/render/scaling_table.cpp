@@ -9,7 +9,12 @@ namespace ridge::engine::render {
 namespace {
 
 // The first column left-aligned when it holds names, the rest right-aligned, two spaces apart.
-std::string grid(const std::vector<std::vector<std::string>>& rows, bool first_left = true) {
+std::string grid(const std::vector<std::vector<std::string>>& raw_rows, bool first_left = true) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& raw : raw_rows) {
+    std::vector<std::string>& row = rows.emplace_back();
+    for (const std::string& c : raw) row.push_back(table_cell(c));
+  }
   std::vector<std::size_t> width;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {

@@ -1,12 +1,16 @@
 #include "svg_writer.hpp"
 
+#include "json_writer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace ridge::engine::render::svg {
 
-std::string escape(std::string_view text) {
+std::string escape(std::string_view raw) {
+  // Bytes that are not UTF-8 would make the whole document ill-formed: U+FFFD instead.
+  const std::string text = valid_utf8(raw);
   std::string out;
   for (const char c : text) {
     switch (c) {

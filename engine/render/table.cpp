@@ -2,6 +2,7 @@
 // SI prefixes and units (engine/render/units.hpp); views that run nothing show "-".
 #include "render.hpp"
 #include "units.hpp"
+#include "json_writer.hpp"
 
 #include "ir/ops.hpp"
 
@@ -22,7 +23,13 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
-std::string grid(const std::vector<Column>& cols, const std::vector<std::vector<std::string>>& rows) {
+std::string grid(const std::vector<Column>& cols, const std::vector<std::vector<std::string>>& raw_rows) {
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(raw_rows.size());
+  for (const auto& raw : raw_rows) {
+    std::vector<std::string>& row = rows.emplace_back();
+    for (const std::string& c : raw) row.push_back(table_cell(c));
+  }
   std::vector<std::size_t> width(cols.size());
   for (std::size_t c = 0; c < cols.size(); ++c) {
     width[c] = cols[c].header.size();
@@ -117,7 +124,7 @@ std::string summary(const Report& r, PassView view) {
   if (d.memory_bytes)
     row("largest batch", "that fits: inference " + std::to_string(t.max_batch_infer) + ", training " +
                              std::to_string(t.max_batch_train));
-  s += "Device: " + d.name + (d.id.empty() ? "" : " (" + d.id + ")") + ", " + std::string(ir::device_kind_name(d.kind)) +
+  s += "Device: " + printable(d.name) + (d.id.empty() ? "" : " (" + printable(d.id) + ")") + ", " + std::string(ir::device_kind_name(d.kind)) +
        "\n";
   row("peaks", peaks_line(d));
   row("bandwidth", si(d.bandwidth, "B/s"));

@@ -15,7 +15,13 @@ std::string si(double value, std::string_view unit) {
   static constexpr std::array<const char*, 11> kPrefixes{"p", "n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
   const double magnitude = std::fabs(value);
   int index = static_cast<int>(std::floor(std::log10(magnitude) / 3.0)) + 4;
-  index = std::max(0, std::min(index, static_cast<int>(kPrefixes.size()) - 1));
+  if (index < 0 || index >= static_cast<int>(kPrefixes.size())) {
+    // Beyond the prefixes (1e30 FLOP, 1e-20 s): three significant digits with an exponent, never the
+    // 63-digit mantissa "%.0f" of 1e60 / 1e18 would print.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", value);
+    return std::string(buf) + space_unit;
+  }
   double mantissa = value / std::pow(1000.0, index - 4);
   // Rounding to three digits may reach 1000 (999.7 -> "1000"): move up a prefix.
   if (std::fabs(mantissa) >= 999.5 && index + 1 < static_cast<int>(kPrefixes.size())) {

@@ -185,9 +185,10 @@ class Checker {
       error(*quantity, "'" + entry.key.text + "' must be a finite number, found " + format_number(quantity->number));
       return std::nullopt;
     }
-    if (!std::isfinite(value)) {   // a finite number whose unit's scale overflows a double (1e300 EFLOP/s)
-      error(*quantity, "'" + entry.key.text + "' overflows a double: " + format_number(quantity->number) + " " +
-                           quantity->unit->text + " is beyond 1.8e308 in base units");
+    if (!std::isfinite(value)) {
+      // Finite as written, not once its unit is applied (1e300 PiB): checked after the scaling.
+      error(*quantity, "'" + entry.key.text + "' overflows a double once its unit is applied (" + format_number(quantity->number) +
+                           " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
       return std::nullopt;
     }
     if (value <= 0.0) {

@@ -46,10 +46,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // " (did you mean 'conv'?)" when a known name is close.
+// Only for names of plausible length, and only against names of about the same length (a distance
+// below 3 needs lengths within 2), so a 1.5 MB identifier costs no more than a short one.
+constexpr std::size_t kMaxSuggestedLength = 64;
 std::string suggestion(std::string_view name, const std::vector<std::string>& known) {
+  if (name.size() > kMaxSuggestedLength) return "";
   std::string best;
   std::size_t best_distance = 3;
   for (const auto& k : known) {
+    if (k.size() + 2 < name.size() || name.size() + 2 < k.size()) continue;
     const std::size_t d = edit_distance(name, k);
     if (d < best_distance) {
       best_distance = d;
@@ -110,8 +115,9 @@ namespace {
 // Numbers, booleans, words and lists of them: what a file-level constant may hold.
 bool is_plain_data(const Value& v) {
   if (v.kind == Value::Kind::Number || v.kind == Value::Kind::Bool || v.kind == Value::Kind::Text) return true;
-  if (v.kind != Value::Kind::List) return false;
-  return std::all_of(v.items.begin(), v.items.end(), is_plain_data);
+  // Flagged when the list was made: walking shared nested lists would visit 100^4 items for four
+  // nested 100-item lists.
+  return v.kind == Value::Kind::List && v.items.plain_data();
 }
 }  // namespace
 
@@ -173,6 +179,14 @@ void Elaborator::step(const Tagged& at) {
   if (++steps_ > kMaxSteps)
     fail(at, "elaboration takes more than " + std::to_string(kMaxSteps) +
                  " steps; expected a network that expands to a bounded size (do blocks call blocks many times over?)");
+}
+
+void Elaborator::charge(const Tagged& at, std::size_t steps) {
+  if (steps > static_cast<std::size_t>(kMaxSteps) || static_cast<std::int64_t>(steps) > kMaxSteps - steps_) {
+    steps_ = kMaxSteps;
+    step(at);
+  }
+  steps_ += static_cast<std::int64_t>(steps);
 }
 
 void Elaborator::bind_parameters(const ast::Definition& network, const Overrides& overrides) {
@@ -436,7 +450,10 @@ Value Elaborator::eval(const ast::Operand& e, Scope& scope) {
     Value operator()(const ast::Identifier& id) const { return el.lookup(id, scope); }
     Value operator()(const ast::Call& c) const { return el.call(c, std::nullopt, scope); }
     Value operator()(const ast::List& l) const {
+      if (l.items.size() > kMaxItems)
+        el.fail(l, "a list of " + std::to_string(l.items.size()) + " items; lists hold at most " + std::to_string(kMaxItems));
       std::vector<Value> items;
+      items.reserve(l.items.size());
       for (const auto& item : l.items) items.push_back(el.eval(item, scope));
       return Value::of_list(std::move(items));
     }
@@ -456,6 +473,21 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
     }
   const std::string& name = c.callee.name;
   const std::string label = c.label ? c.label->name : std::string();
+  // Lists and tuples passed cost a step per item, and an op takes at most kMaxFanIn tensors: concat of a
+  // 10,000-way split tuple 50 times over, in a loop, would otherwise build layers of 500,000 inputs each.
+  std::size_t items = 0, tensors = 0;
+  for (const Arg& a : args) {
+    items += a.value.items.size();
+    if (a.value.kind == Value::Kind::Tensor) ++tensors;
+    for (const Value& v : a.value.items) tensors += v.kind == Value::Kind::Tensor ? 1 : 0;
+  }
+  charge(c, items);
+  if (tensors > kMaxFanIn && is_op_name(name))
+    fail(c.callee, "'" + name + "' is given " + std::to_string(tensors) + " tensors; an op takes at most " +
+                       std::to_string(kMaxFanIn) + " inputs");
+  if (is_op_name(name) && (op_inputs_ += tensors) > kMaxTotalInputs)
+    fail(c.callee, "the ops of the network take more than " + std::to_string(kMaxTotalInputs) +
+                       " tensor inputs together; expected a network of bounded size (is a wide tuple passed in a loop?)");
   if (auto it = blocks_.find(name); it != blocks_.end()) return call_block(*it->second, c, std::move(args));
   if (is_op_name(name)) return *call_op(name, c, std::move(args), label);
   if (is_builtin_name(name)) {

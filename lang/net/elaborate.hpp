@@ -17,7 +17,15 @@ inline constexpr std::size_t kMaxLayers = 100'000;
 inline constexpr std::int64_t kMaxLoopIterations = 1'000'000;
 // Work bound: operands evaluated and statements run, so that blocks calling blocks twice over
 // (exponential expansion without loops) end in an error instead of running for ever.
+// Passing a list or tuple to a call costs one step per item too, so the work of building the network
+// (every op's inputs included) stays within the budget, not only the count of statements.
 inline constexpr std::int64_t kMaxSteps = 4'000'000;
+// Items of one list or tuple, and tensor inputs of one op (concat's fan-in).
+inline constexpr std::size_t kMaxItems = 100'000;
+inline constexpr std::size_t kMaxFanIn = 65'536;
+// Tensor inputs of all ops together: each is a shape the builder infers from, so this bounds the work
+// of building the network by its edges as kMaxLayers bounds it by its nodes.
+inline constexpr std::size_t kMaxTotalInputs = 1'000'000;
 // Elaborator recursion (expressions inside blocks inside expressions...), kept well inside the stack.
 inline constexpr int kMaxEvalDepth = 1'000;
 

@@ -67,6 +67,7 @@ class Elaborator {
 
   std::size_t offset(const Tagged& at) const;
   void step(const Tagged& at);
+  void charge(const Tagged& at, std::size_t steps);   // `steps` steps at once
   void bind_parameters(const ast::Definition& network, const Overrides& overrides);
   void bind_constant(const ast::Assign& constant);
   void assign(const ast::Assign& s, Value v, Scope& scope);
@@ -107,6 +108,7 @@ class Elaborator {
   std::size_t layers_ = 0;
   std::int64_t loop_iterations_ = 0;
   std::int64_t steps_ = 0;
+  std::size_t op_inputs_ = 0;   // tensor inputs of every op called so far
   int depth_ = 0;
 };
 

@@ -77,7 +77,7 @@ const Row kRows[] = {
     {"conv1", {73728, 3232, 4096}, {73728, 3232, 4096}, {73728, 6144, 1184}, 1},
     // The documented per-element counts, forward / backward:
     {"relu1", unary_fwd(1), unary_fwd(1), unary_bwd(1), 1},
-    {"relu61", unary_fwd(2), unary_fwd(2), unary_bwd(2), 1},
+    {"relu6_1", unary_fwd(2), unary_fwd(2), unary_bwd(2), 1},
     {"sigmoid1", unary_fwd(4), unary_fwd(4), unary_bwd(3), 1},
     {"tanh1", unary_fwd(5), unary_fwd(5), unary_bwd(3), 1},
     {"silu1", unary_fwd(5), unary_fwd(5), unary_bwd(9), 1},

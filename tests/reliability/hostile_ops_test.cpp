@@ -1,0 +1,32 @@
+// Hostile op arguments whose fixes belong to the op-spec rewrite (lang/ir/ops.cpp's window_output and
+// engine/op_costs.cpp's adaptive-pool cost loop), kept in their own file so they merge with it. Until
+// that work lands these two tests fail on purpose: they record issue #20's findings.
+#include "hostile.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ridge;
+using reliability::net_error;
+using reliability::seconds;
+
+TEST_CASE("a conv whose dilated kernel span overflows 64 bits is refused, not wrapped") {
+  // (4294967297 - 1) * 4294967296 + 1 = 2^64 + 1: wraps to a kernel span of 1 in 64-bit arithmetic.
+  const std::string error =
+      net_error("network n {\n  input x: [3, 8, 8]\n  return x -> conv(16, [4294967297, 1], dilation: [4294967296, 1])\n}\n");
+  CHECK_THAT(error, Catch::Contains("hostile.net:3:") && Catch::Contains("error:"));
+}
+
+TEST_CASE("adaptive pooling to 2^30 outputs costs no loop of 2^30 per layer") {
+  std::string text = "network n {\n  input x: [1, 1, 1]\n";
+  for (int i = 0; i < 3; ++i) text += "  x = x -> adaptive_avgpool([1073741824, 1])\n";
+  text += "  return x\n}\n";
+  const ir::Network net = lang::parse_network(text, "n.net");
+  const ir::Device dev = reliability::test_device();
+  const double s = seconds([&] {
+    try {
+      CHECK(reliability::all_finite(engine::simulate(net, dev, {.batch = 1})));
+    } catch (const engine::SimulationError&) {
+    }
+  });
+  CHECK(s < 2.0);
+}
