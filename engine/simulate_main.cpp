@@ -108,14 +108,29 @@ int main(int argc, char** argv) {
   std::string format = "table";
   std::string pass = "train";
   std::string output;
+  std::string optimizer = "sgd", recompute = "none", weights;
+  bool no_master_weights = false;
+  std::int64_t seq_len = 0, prompt = 0, generate = 0;
   app.add_option("network", net_path, "network file (.net)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
-  app.add_option("-d,--dtype", dtype, "precision (fp64 fp32 tf32 fp16 bf16 int8), or a comma-separated list (fp32,fp16)");
+  app.add_option("-d,--dtype", dtype, "precision (fp64 fp32 tf32 fp16 bf16 fp8 int8), or a comma-separated list (fp32,fp16)");
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
   app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
   app.add_option("-o,--output", output, "write to FILE (atomically) instead of stdout");
+  app.add_option("--seq-len", seq_len, "tokens per sample: sets the network's seq_len parameter")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--optimizer", optimizer, "training optimizer: sgd (with momentum), adam, adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+  app.add_option("--recompute", recompute, "activation recomputation: none, selective (attention), full")
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  app.add_flag("--no-master-weights", no_master_weights,
+               "below fp32, train without the fp32 master weights and fp32 optimizer states of mixed precision");
+  app.add_option("--weights", weights, "weight-only quantisation for inference: int8 or int4 (compute stays in --dtype)")
+      ->check(CLI::IsMember({"int8", "int4"}));
+  app.add_option("--prompt", prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--generate", generate, "decoder inference: tokens generated one at a time against the KV cache")
+      ->check(CLI::Range(1, 1 << 20));
   engine::cli::ReportOptions report_options;
   engine::cli::add_report_options(app, report_options);
   try {
@@ -157,7 +172,11 @@ int main(int argc, char** argv) {
                                                                                             : "another output"));
     check_outputs(inputs, outputs);
 
-    const ir::Network network = lang::load_network(net_path, parse_sets(sets));
+    lang::Overrides overrides = parse_sets(sets);
+    if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
+    if ((prompt > 0) != (generate > 0)) throw UsageError("--prompt and --generate go together");
+    if (prompt > 0) overrides["seq_len"] = std::to_string(prompt);
+    const ir::Network network = lang::load_network(net_path, overrides);
     engine::cli::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     std::vector<ir::Device> devices;
     for (const std::string& p : hw_paths) {
@@ -174,12 +193,54 @@ int main(int argc, char** argv) {
       }
     }
 
+    engine::Options setup;
+    setup.optimizer = *engine::optimizer_from_name(optimizer);
+    setup.recompute = *engine::recompute_from_name(recompute);
+    if (no_master_weights) setup.master_weights = false;
+    if (!weights.empty()) setup.weight_bytes = weights == "int8" ? 1.0 : 0.5;
+
+    if (prompt > 0) {
+      // Inference phases: the network elaborated per phase with its seq_len and past parameters.
+      const engine::NetworkAt network_at = [&](std::int64_t tokens, std::int64_t past) {
+        lang::Overrides o = overrides;
+        o["seq_len"] = std::to_string(tokens);
+        o["past"] = std::to_string(past);
+        return lang::load_network(net_path, o);
+      };
+      if (format == "csv") throw UsageError("--prompt/--generate report as a table or JSON (--format json)");
+      std::string text;
+      for (std::size_t i = 0; i < devices.size(); ++i)
+        for (const ir::Precision precision : precisions)
+          for (const std::int64_t batch : batches) {
+            engine::Options o = setup;
+            o.batch = batch;
+            o.precision = precision;
+            try {
+              const engine::Generation g = engine::generate(network_at, devices[i], o, prompt, generate);
+              text += format == "json" ? engine::render::json(g) + "\n" : engine::render::table(g);
+            } catch (const engine::SimulationError& e) {
+              throw engine::SimulationError(hw_paths[i] + ": " + e.what());
+            }
+          }
+      if (format == "table") text = engine::render::printable(text, "\t\n");
+      if (report_to_stdout) {
+        std::cout << text << std::flush;
+        if (!std::cout) throw std::runtime_error("cannot write to standard output");
+      } else {
+        engine::io::write_file_atomically(output, text);
+      }
+      return 0;
+    }
+
     std::vector<engine::Report> reports;
     for (std::size_t i = 0; i < devices.size(); ++i) {
       for (const ir::Precision precision : precisions) {
         for (const std::int64_t batch : batches) {
+          engine::Options o = setup;
+          o.batch = batch;
+          o.precision = precision;
           try {
-            reports.push_back(engine::simulate(network, devices[i], {.batch = batch, .precision = precision}));
+            reports.push_back(engine::simulate(network, devices[i], o));
           } catch (const engine::SimulationError& e) {
             throw engine::SimulationError(hw_paths[i] + ": " + e.what());
           }

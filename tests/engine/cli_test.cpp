@@ -44,7 +44,7 @@ TEST_CASE("simulate rejects bad options with a message") {
   const std::pair<std::string, std::string> cases[] = {
       {"a.net b.hw --batch 0", "simulate: error: --batch: '0' is not a batch size between 1 and 16777216"},
       {"a.net b.hw --batch 1,x", "simulate: error: --batch: 'x' is not a batch size between 1 and 16777216"},
-      {"a.net b.hw --dtype fp12", "simulate: error: --dtype: 'fp12' is not one of fp64, fp32, tf32, fp16, bf16, int8"}};
+      {"a.net b.hw --dtype fp12", "simulate: error: --dtype: 'fp12' is not one of fp64, fp32, tf32, fp16, bf16, fp8, int8"}};
   for (const auto& [args, message] : cases) {
     CAPTURE(args);
     const Run r = simulate(args);
@@ -126,4 +126,39 @@ TEST_CASE("simulate takes zoo and catalogue names as well as paths") {
   const Run unknown = simulate("no_such_net a100-sxm4-40gb");
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.err, Catch::StartsWith("no_such_net: error: cannot open file"));
+}
+
+TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {
+  // Llama-2-7B in fp16 on an H100: 128 prompt tokens, 20 generated; KV cache 524,288 B per token
+  // (2 x 32 layers x 4096 x 2 B) for 148 tokens.
+  const Run r = simulate("llama2_7b h100-sxm5 --dtype fp16 --prompt 128 --generate 20 --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = ridge::testing::parse_json(r.out);
+  CHECK(j["kv_cache_bytes"].number == 524288.0 * 148);
+  for (const char* key : {"prefill_s", "decode_per_token_s", "latency_s", "tokens_per_s"}) {
+    INFO(key);
+    CHECK(j[key].number > 0);
+  }
+  CHECK(j["latency_s"].number == Approx(j["prefill_s"].number + 20 * j["decode_per_token_s"].number).epsilon(1e-12));
+  const Run cnn = simulate("resnet18 h100-sxm5 --prompt 8 --generate 8");
+  CHECK(cnn.status == 1);
+  const Run half = simulate("llama2_7b h100-sxm5 --prompt 8");
+  CHECK(half.status == 1);
+  CHECK_THAT(half.err, Catch::Contains("--prompt and --generate go together"));
+}
+
+TEST_CASE("simulate's training set-up flags reach the report") {
+  const Run r = simulate("gpt2 a100-sxm4-40gb --dtype bf16 --optimizer adamw --recompute selective --batch 4 --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto t = ridge::testing::parse_json(r.out)["totals"];
+  const double P = t["params"].number;
+  CHECK(P == 124439808);   // GPT-2 small, tied head counted once
+  CHECK(t["master_weight_bytes"].number == 4 * P);
+  CHECK(t["optimizer_state_bytes"].number == 8 * P);
+  CHECK(t["gradient_bytes"].number == 2 * P);
+  CHECK(t["mfu"].number > 0);
+  CHECK(t["hfu"].number > t["mfu"].number);
+  CHECK(t["tokens_per_sample"].number == 1024);
 }
