@@ -6,10 +6,7 @@
 namespace ridge::ir::families {
 namespace {
 
-using namespace rules;
 using namespace rows;
-using K = ParamKind;
-using In = std::vector<Shape>;
 
 void spatial_input(const Shape& s, std::string_view op) { require_rank_between(s, 2, 4, op); }
 

@@ -5,10 +5,7 @@
 namespace ridge::ir::families {
 namespace {
 
-using namespace rules;
 using namespace rows;
-using K = ParamKind;
-using In = std::vector<Shape>;
 
 Shape linear(const Attrs& a, const In& in) {
   if (a.i("out") < 1) fail("linear needs at least one output feature");

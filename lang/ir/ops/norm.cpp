@@ -5,10 +5,7 @@
 namespace ridge::ir::families {
 namespace {
 
-using namespace rules;
 using namespace rows;
-using K = ParamKind;
-using In = std::vector<Shape>;
 
 Shape channels_first(const Attrs&, const In& in) {
   if (in[0].empty()) fail("normalisation needs a channel dimension");

@@ -5,10 +5,7 @@
 namespace ridge::ir::families {
 namespace {
 
-using namespace rules;
 using namespace rows;
-using K = ParamKind;
-using In = std::vector<Shape>;
 
 // `add(a, b)`: b a tensor (broadcast) or a number.
 std::vector<ParamSpec> binary() { return {tensor("a"), {"b", K::TensorOrNumber}}; }

@@ -1,9 +1,15 @@
-// Shorthands for writing spec rows. Internal to lang/ir/ops.
+// Shorthands for writing spec rows: each family file says `using namespace ridge::ir::rows;` and has
+// the shape helpers (rules), the parameter kinds (K) and the input shapes' type (In). Internal to
+// lang/ir/ops.
 #pragma once
 
 #include "ir/ops/rules.hpp"
 
 namespace ridge::ir::rows {
+
+using namespace rules;
+using K = ParamKind;
+using In = std::vector<Shape>;
 
 inline AttrValue I(std::int64_t v) { return v; }
 inline AttrValue R(double v) { return v; }

@@ -8,10 +8,7 @@
 namespace ridge::ir::families {
 namespace {
 
-using namespace rules;
 using namespace rows;
-using K = ParamKind;
-using In = std::vector<Shape>;
 
 Shape flatten(const Attrs& a, const In& in) {
   const std::int64_t from = checked_axis(a.i("axis"), in[0].size());
