@@ -144,7 +144,8 @@ Op op(std::string_view name) {
 }
 
 Attrs bind_attrs(const OpSpec& s, const Attrs& given, const std::vector<Shape>& inputs) {
-  for (const auto& [name, value] : given.items()) {
+  for (const auto& item : given.items()) {   // not a structured binding: clang 14 cannot capture one
+    const std::string& name = item.first;
     const bool known = std::any_of(s.params.begin(), s.params.end(), [&](const ParamSpec& p) {
       return p.name == name && (!p.is_tensor() || p.kind == ParamKind::TensorOrNumber);
     });
