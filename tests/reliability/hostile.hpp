@@ -9,11 +9,13 @@
 #include "support/finite_report.hpp"
 #include "support/fixed_device.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <string>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ridge::reliability {
@@ -46,6 +48,17 @@ inline std::string repeat(const std::string& s, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) r += s;
   return r;
 }
+
+// Peak resident memory of this process so far, in MiB. CTest runs each test case as its own process,
+// so after a case's work this is that case's peak: hostile inputs must stay under 512 MB (issue 20).
+// A test that runs `simulate` counts the largest finished child too.
+inline double peak_rss_mib() {
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  return static_cast<double>(std::max(self.ru_maxrss, children.ru_maxrss)) / 1024.0;   // Linux reports KiB
+}
+inline constexpr double kMaxHostileMib = 512.0;
 
 // Wall time of f(), in seconds: hostile inputs must be refused quickly, not after a long grind.
 template <typename F>

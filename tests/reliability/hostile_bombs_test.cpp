@@ -34,6 +34,7 @@ TEST_CASE("four nested 100-item lists (10^8 values if copied) elaborate at once:
     const double s = seconds([&] { error = net_error(text); });
     CHECK(error.empty());
     CHECK(s < 2.0);
+    CHECK(reliability::peak_rss_mib() < reliability::kMaxHostileMib);
     if (error.empty()) CHECK(lang::parse_network(text, "n.net").layers.back().output.back() == 101);
   }
 }
@@ -46,6 +47,7 @@ TEST_CASE("concat of a 10,000-way split tuple 50 times over, 1000 times, is refu
   const double s = seconds([&] { error = net_error(text); });
   CHECK_THAT(error, Catch::Contains("hostile.net:5:") && Catch::Contains("at most 65536 inputs"));
   CHECK(s < 2.0);
+  CHECK(reliability::peak_rss_mib() < reliability::kMaxHostileMib);
 }
 
 TEST_CASE("concat of a wide tuple in a loop stops at the bound on op inputs, all layers together") {
@@ -55,6 +57,7 @@ TEST_CASE("concat of a wide tuple in a loop stops at the bound on op inputs, all
   const double s = seconds([&] { error = net_error(text); });
   CHECK_THAT(error, Catch::Contains("hostile.net:5:") && Catch::Contains("more than 1000000 tensor inputs"));
   CHECK(s < 2.0);
+  CHECK(reliability::peak_rss_mib() < reliability::kMaxHostileMib);
 }
 
 TEST_CASE("a wide tuple passed to a block in a loop stops at the work budget, which counts every item passed") {
@@ -64,6 +67,7 @@ TEST_CASE("a wide tuple passed to a block in a loop stops at the work budget, wh
   const double s = seconds([&] { error = net_error(text); });
   CHECK_THAT(error, Catch::Contains("hostile.net:6:") && Catch::Contains("steps"));
   CHECK(s < 2.0);
+  CHECK(reliability::peak_rss_mib() < reliability::kMaxHostileMib);
 }
 
 TEST_CASE("a wide tuple within the limits still concatenates") {
@@ -82,6 +86,7 @@ TEST_CASE("a 1.5 MB unknown identifier gets its error at once, without a did-you
     CHECK_THAT(error, Catch::Contains("hostile.net:3:") && Catch::Contains("unknown"));
     CHECK_THAT(error, !Catch::Contains("did you mean"));
     CHECK(s < 2.0);
+    CHECK(reliability::peak_rss_mib() < reliability::kMaxHostileMib);
     // The diagnostic quotes a window of the name, not 1.5 MB of it for the message, the line and the caret.
     CHECK(error.size() < 8000);
   }

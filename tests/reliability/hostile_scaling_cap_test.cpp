@@ -13,6 +13,7 @@ TEST_CASE("scaling rows count against the cap on simulations per run") {
     check_refused(simulate(q(net) + " " + q(hw) + " --batch 1000,2000,3000,4000,5000 --devices " + counts), "simulations");
   });
   CHECK(s < 2.0);
+  CHECK(ridge::reliability::peak_rss_mib() < ridge::reliability::kMaxHostileMib);
 }
 
 TEST_CASE("scaling rows of a large network stop at the work cap, simulations times layers") {
@@ -25,6 +26,7 @@ TEST_CASE("scaling rows of a large network stop at the work cap, simulations tim
     check_refused(simulate(q(net) + " " + q(hw) + " --batch 1000,2000,3000,4000 --devices " + counts), "layer simulations");
   });
   CHECK(s < 2.0);
+  CHECK(ridge::reliability::peak_rss_mib() < ridge::reliability::kMaxHostileMib);
   // 41 batches of the largest network, likewise.
   std::string batches = "1";
   for (int i = 2; i <= 2001; ++i) batches += "," + std::to_string(i);
