@@ -74,7 +74,7 @@ struct Totals {
   double peak_activation_bytes = 0.0;    // inference: peak live activations over the topological order
   double saved_activation_bytes = 0.0;   // training: every materialised activation + masks/indices/stats
   double memory_infer_bytes = 0.0;       // weights + peak live activations
-  double memory_train_bytes = 0.0;       // weights + gradients + momentum + saved activations
+  double memory_train_bytes = 0.0;       // weights + gradients + master weights + optimizer states + saved activations
   std::optional<bool> fits_infer;        // absent when the device gives no memory size
   std::optional<bool> fits_train;
   // The training set-up's parts (Options): memory per kind, recomputation, utilisation.

@@ -182,7 +182,8 @@ std::string table(const Comparison& c, PassView view) {
     rows.push_back(std::move(cells));
   }
   return c.network + ": PALEO times; memory = weights + peak live activations (inference), weights + gradients + "
-                     "momentum + saved activations (training)\n" + grid(cols, rows);
+                     "optimizer states (+ fp32 master weights below fp32) + saved activations (training)\n" +
+         grid(cols, rows);
 }
 
 }  // namespace ridge::engine::render
