@@ -58,7 +58,7 @@ struct GradNeeds {
 
 // The cost of `layer`, whose inputs have `input_shapes` (per sample), at `batch` samples and
 // `precision`; `grad` says which inputs need a gradient (see grad_needs()). `weight_width`: bytes per
-// weight of the matrix ops (conv, linear, moe) under weight-only quantisation; 0: the precision's.
+// weight of the weight matrices (the rows that read c.ww) under weight-only quantisation; 0: the precision's.
 OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& input_shapes, std::int64_t batch,
                ir::Precision precision, const GradNeeds& grad, double weight_width = 0.0);
 // The same for a layer of `network` (its input shapes looked up there).
