@@ -35,8 +35,7 @@ DeviceSummary summarise(const ir::Device& d, ir::Precision p) {
   s.kind = d.kind;
   for (const auto& [prec, f] : d.vector_peak) s.vector_peak[prec] = f.value;
   for (const auto& [prec, f] : d.matrix_peak) s.matrix_peak[prec] = f.value;
-  for (const ir::Precision q : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
-                                ir::Precision::BF16, ir::Precision::FP8, ir::Precision::INT8}) {
+  for (const ir::Precision q : ir::all_precisions()) {
     try {
       s.matmul_peak[q] = layer_peak(d, ir::OpClass::MatMul, q).flops_per_s;
     } catch (const SimulationError&) {

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   app.add_option("network", net_path, "network file (.net)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
-  app.add_option("-d,--dtype", dtype, "precision (fp64 fp32 tf32 fp16 bf16 fp8 int8), or a comma-separated list (fp32,fp16)");
+  app.add_option("-d,--dtype", dtype, "precision (" + ir::precision_names(" ") + "), or a comma-separated list (fp32,fp16)");
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
   app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));

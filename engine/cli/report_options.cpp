@@ -105,7 +105,7 @@ std::vector<ir::Precision> parse_precisions(const std::string& text) {
   std::vector<ir::Precision> out;
   for (const std::string& item : split(text, ',')) {
     const auto p = ir::precision_from_name(item);
-    if (!p) throw std::invalid_argument("--dtype: '" + item + "' is not one of fp64, fp32, tf32, fp16, bf16, fp8, int8");
+    if (!p) throw std::invalid_argument("--dtype: '" + item + "' is not one of " + ir::precision_names());
     out.push_back(*p);
   }
   return out;

@@ -71,8 +71,7 @@ std::string fit(const std::optional<bool>& f, const std::optional<double>& size)
 
 std::string peaks_line(const DeviceSummary& d) {
   std::string s;
-  for (const ir::Precision p : {ir::Precision::FP64, ir::Precision::FP32, ir::Precision::TF32, ir::Precision::FP16,
-                                ir::Precision::BF16, ir::Precision::FP8, ir::Precision::INT8}) {
+  for (const ir::Precision p : ir::all_precisions()) {
     const auto v = d.vector_peak.find(p);
     const auto m = d.matrix_peak.find(p);
     if (v == d.vector_peak.end() && m == d.matrix_peak.end()) continue;

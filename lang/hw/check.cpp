@@ -18,7 +18,6 @@ constexpr std::string_view kAllowedKeys =
     "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect";
-constexpr std::string_view kPrecisions = "fp64, fp32, tf32, fp16, bf16, fp8, int8";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
 
@@ -102,7 +101,7 @@ class Checker {
       const auto precision = ir::precision_from_name(parts[1]);
       if (!precision)
         return error(entry.key, "unknown precision '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
-                                    std::string(kPrecisions) +
+                                    ir::precision_names() +
                                     (head == "measured" ? std::string(", or 'measured.bandwidth'") : std::string()));
       auto& table = head == "peak" ? device_.vector_peak : head == "matrix" ? device_.matrix_peak : device_.measured_peak;
       if (auto f = figure(entry, Dimension::Rate)) table[*precision] = *f;

@@ -39,6 +39,19 @@ std::optional<E> from_name(const NameTable<E, N>& table, std::string_view name) 
 
 std::string_view precision_name(Precision p) { return name_of(kPrecisions, p); }
 std::optional<Precision> precision_from_name(std::string_view n) { return from_name(kPrecisions, n); }
+const std::vector<Precision>& all_precisions() {
+  static const std::vector<Precision> all = [] {
+    std::vector<Precision> v;
+    for (const auto& [p, name] : kPrecisions) v.push_back(p);
+    return v;
+  }();
+  return all;
+}
+std::string precision_names(std::string_view separator) {
+  std::string s;
+  for (const auto& [p, name] : kPrecisions) s.append(s.empty() ? "" : separator).append(name);
+  return s;
+}
 std::string_view device_kind_name(DeviceKind k) { return name_of(kKinds, k); }
 std::optional<DeviceKind> device_kind_from_name(std::string_view n) { return from_name(kKinds, n); }
 std::string_view op_class_name(OpClass c) { return name_of(kClasses, c); }

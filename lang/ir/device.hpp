@@ -20,6 +20,10 @@ enum class Pass { Forward, Backward };
 
 std::string_view precision_name(Precision p);        // "fp32"
 std::optional<Precision> precision_from_name(std::string_view name);
+// Every precision, widest first, and their names joined by `separator` ("fp64, fp32, ..."), for loops
+// and messages: the one list, so adding a precision touches this file's table only.
+const std::vector<Precision>& all_precisions();
+std::string precision_names(std::string_view separator = ", ");
 int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1
 std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
