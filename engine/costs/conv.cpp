@@ -23,25 +23,12 @@
 namespace ridge::engine::costs {
 namespace {
 
-constexpr double kIndexBytes = 8.0;   // torch saves max-pool argmax indices as int64
-
 double product(const std::vector<std::int64_t>& v) {
   double p = 1;
   for (auto x : v) p *= static_cast<double>(x);
   return p;
 }
 
-void weighted(const Ctx& c, OpCost& r, double macs) {
-  r.macs = macs;
-  const double f = 2.0 * r.macs;
-  const double P = c.params;
-  r.forward = pass(f, c.in() * c.w + P * c.ww, c.out() * c.w);
-  // Backward: weight gradient always (the layer has parameters); input gradient when needed.
-  r.backward = pass(f + c.needf() * f,
-                    (c.out() + c.in()) * c.w + c.needf() * P * c.ww,   // grad_out, saved input, weights
-                    (c.needf() * c.in() + P) * c.w,                    // grad_in, weight grads
-                    1 + (c.need() ? 1 : 0));
-}
 
 void conv(const Ctx& c, OpCost& r) {
   const std::int64_t cin = c.in_shapes.at(0).at(0), groups = c.a().i("groups");
@@ -91,10 +78,6 @@ void upsample(const Ctx& c, OpCost& r) {
   r.backward = pass(std::max(per, 1.0) * c.out(), c.out() * c.w, c.in() * c.w, 2);   // zero fill + scatter-add
 }
 
-void copy_both_ways(const Ctx& c, OpCost& r) {
-  r.forward = pass(0, c.in() * c.w, c.out() * c.w);
-  r.backward = pass(0, c.out() * c.w, c.in() * c.w);
-}
 
 }  // namespace
 

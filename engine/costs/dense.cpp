@@ -31,14 +31,6 @@
 namespace ridge::engine::costs {
 namespace {
 
-void weighted(const Ctx& c, OpCost& r, double macs) {
-  r.macs = macs;
-  const double f = 2.0 * r.macs;
-  const double P = c.params;
-  r.forward = pass(f, c.in() * c.w + P * c.ww, c.out() * c.w);
-  r.backward = pass(f + c.needf() * f, (c.out() + c.in()) * c.w + c.needf() * P * c.ww, (c.needf() * c.in() + P) * c.w,
-                    1 + (c.need() ? 1 : 0));
-}
 
 void linear(const Ctx& c, OpCost& r) { weighted(c, r, c.out() * static_cast<double>(c.in_shapes.at(0).back())); }
 

@@ -49,6 +49,28 @@ inline PassCost pass(double flops, double read, double written, int kernels = 1)
 // A view: no kernel forward; the spec row says so, and a row may still give a backward.
 inline void view(const Ctx&, OpCost&) {}
 
+constexpr double kIndexBytes = 8.0;   // torch's int64 indices (gather, max-pool argmax)
+
+// A copy of the input forward and of the gradient backward (pad, roll, pixel_shuffle, channel_shuffle).
+inline void copy_both_ways(const Ctx& c, OpCost& r) {
+  r.forward = pass(0, c.in() * c.w, c.out() * c.w);
+  r.backward = pass(0, c.out() * c.w, c.in() * c.w);
+}
+
+// A layer with a weight matrix (conv, conv_transpose, linear): `macs` forward, the weights read at
+// their own width (weight-only quantisation). Backward: the weight gradient always (the layer has
+// parameters), the input gradient when needed.
+inline void weighted(const Ctx& c, OpCost& r, double macs) {
+  r.macs = macs;
+  const double f = 2.0 * r.macs;
+  const double P = c.params;
+  r.forward = pass(f, c.in() * c.w + P * c.ww, c.out() * c.w);
+  r.backward = pass(f + c.needf() * f,
+                    (c.out() + c.in()) * c.w + c.needf() * P * c.ww,   // grad_out, saved input, weights
+                    (c.needf() * c.in() + P) * c.w,                    // grad_in, weight grads
+                    1 + (c.need() ? 1 : 0));
+}
+
 std::vector<CostRow> tensor_costs();
 std::vector<CostRow> pointwise_costs();
 std::vector<CostRow> conv_costs();

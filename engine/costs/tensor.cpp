@@ -17,18 +17,12 @@
 namespace ridge::engine::costs {
 namespace {
 
-constexpr double kIndexBytes = 8.0;   // torch's int64 indices
-
 void slice(const Ctx& c, OpCost& r) { r.backward = pass(0, c.out() * c.w, c.in() * c.w); }
 
 void expand(const Ctx& c, OpCost& r) {
   if (c.in() < c.out()) r.backward = pass(c.out(), c.out() * c.w, c.in() * c.w);
 }
 
-void copy_both_ways(const Ctx& c, OpCost& r) {
-  r.forward = pass(0, c.in() * c.w, c.out() * c.w);
-  r.backward = pass(0, c.out() * c.w, c.in() * c.w);
-}
 
 void concat(const Ctx& c, OpCost& r) { r.forward = pass(0, c.in_total() * c.w, c.out() * c.w); }
 
