@@ -9,7 +9,7 @@
 
 namespace ridge::testing {
 
-// NVIDIA A100 SXM4 40 GB, dense figures from the A100 datasheet (shared/hardware-reference.md).
+// NVIDIA A100 SXM4 40 GB, dense figures from the NVIDIA A100 datasheet (as hw/a100-sxm4-40gb.hw cites).
 inline ir::Device a100() {
   ir::Device d;
   d.id = "a100-sxm4-40gb";

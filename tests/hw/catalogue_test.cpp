@@ -1,5 +1,5 @@
 // The catalogue hw/*.hw: every file parses, every figure has a source, and the figures are the ones
-// in shared/hardware-reference.md (dense, one direction, one K80 GPU), each cited beside its number.
+// of the vendors' datasheets (dense, one direction, one K80 GPU), each cited beside its number.
 #include "parse.hpp"
 
 #include <catch2/catch.hpp>
