@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ridge::lang {
 
@@ -23,6 +24,10 @@ ir::Device parse_device(const std::string& text, const std::string& file);
 // The same for files on disk; unreadable, missing, oversized or binary files are diagnostics too.
 ir::Network load_network(const std::string& path, const Overrides& overrides = {});
 ir::Device load_device(const std::string& path);
+
+// The parameters a `.net` file's network declares (what --set may name), in declaration order. Parses
+// the file but does not elaborate it. Throws lang::Error for a file that does not parse.
+std::vector<std::string> network_parameters(const std::string& path);
 
 // Reads a whole source file, refusing what cannot be source text (see limits in the README).
 std::string read_source(const std::string& path);

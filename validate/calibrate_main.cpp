@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <iostream>
 #include <vector>
 
@@ -114,6 +115,17 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
+lang::Overrides parse_sets(const std::vector<std::string>& sets) {
+  lang::Overrides o;
+  for (const std::string& s : sets) {
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw std::invalid_argument("--set: expected name=value, got '" + s + "'");
+    o[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +133,8 @@ int main(int argc, char** argv) {
   std::string device = "cpu", dtype = "fp32", base, out, measurements;
   int threads = 1;
   std::int64_t batch = 8;
-  std::vector<std::string> nets, holdout;
+  std::vector<std::string> nets, holdout, sets;
+  std::int64_t seq_len = 0;
   validate::MeasureOptions mo;
   validate::CeilingOptions co;
   bool layers = true;
@@ -134,6 +147,12 @@ int main(int argc, char** argv) {
                  "write the per-layer times as CSV layer,pass,seconds for simulate --measured "
                  "(one network: FILE; several: FILE-NETWORK.csv beside it)");
   app.add_option("--threads", threads, "CPU threads for LibTorch (0: its default)")->capture_default_str()->check(CLI::Range(0, 1024));
+  app.add_option("-s,--set", sets,
+                 "override a network parameter, name=value, in every network that declares it (seq_len=128); "
+                 "one per --set")
+      ->allow_extra_args(false);
+  app.add_option("--seq-len", seq_len, "tokens per sample of the language models: --set seq_len=N")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--holdout", holdout, "networks measured and predicted but not fitted");
   app.add_option("--warmup", mo.warmup, "warm-up runs per measurement")->capture_default_str()->check(CLI::Range(0, 1000));
   app.add_option("--repeats", mo.repeats, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
@@ -163,9 +182,27 @@ int main(int argc, char** argv) {
     o.measure = mo;
     o.ceilings = co;
 
+    lang::Overrides overrides = parse_sets(sets);
+    if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
+    std::set<std::string> applied;
+    // Each network takes the overrides it declares: --set seq_len=128 shortens the language models
+    // and leaves the CNNs beside them as they are.
+    const auto load = [&](const std::string& name) {
+      const std::string path = lang::resolve_network_path(name);
+      lang::Overrides own;
+      for (const std::string& declared : lang::network_parameters(path))
+        if (const auto it = overrides.find(declared); it != overrides.end()) {
+          own.insert(*it);
+          applied.insert(declared);
+        }
+      return lang::load_network(path, own);
+    };
     std::vector<validate::CalibrationNetwork> inputs;
-    for (const auto& n : nets) inputs.push_back({lang::load_network(lang::resolve_network_path(n)), false});
-    for (const auto& n : holdout) inputs.push_back({lang::load_network(lang::resolve_network_path(n)), true});
+    for (const auto& n : nets) inputs.push_back({load(n), false});
+    for (const auto& n : holdout) inputs.push_back({load(n), true});
+    for (const auto& [name, value] : overrides)
+      if (!applied.count(name))
+        throw std::invalid_argument("--set " + name + "=" + value + ": no network given declares a parameter '" + name + "'");
 
     const validate::CalibrationResult r = validate::calibrate(inputs, o);
     print_report(r, layers);

@@ -50,16 +50,14 @@ std::string expected(std::string which) {
   return which;
 }
 
-}  // namespace
-
-ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides) {
-  const net::SourceMap source(file, text);
+// Checks, then parses `text` into its syntax tree; `positions` keeps the tree's source positions.
+net::ast::File parse_tree(const std::string& text, const net::SourceMap& source,
+                          net::grammar::error_handler_type& positions) {
   if (text.size() > kMaxSourceBytes)
     throw Error({source.diagnostic(0, "the text is " + std::to_string(text.size()) + " bytes; source is limited to " +
                                           std::to_string(kMaxSourceBytes) + " bytes")});
   net::precheck(source);
 
-  net::grammar::error_handler_type positions(text.begin(), text.end());
   net::ast::File tree;
   iterator_type first = text.begin();
   try {
@@ -75,7 +73,28 @@ ir::Network parse_network(const std::string& text, const std::string& file, cons
     if (at >= text.size()) at = source.end_of_text();
     throw Error({source.diagnostic(at, "expected " + expected(e.which()) + ", " + what)});
   }
+  return tree;
+}
+
+}  // namespace
+
+ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides) {
+  const net::SourceMap source(file, text);
+  net::grammar::error_handler_type positions(text.begin(), text.end());
+  const net::ast::File tree = parse_tree(text, source, positions);
   return net::elaborate(tree, source, positions, overrides);
+}
+
+std::vector<std::string> network_parameters(const std::string& path) {
+  const std::string text = read_source(path);
+  const net::SourceMap source(path, text);
+  net::grammar::error_handler_type positions(text.begin(), text.end());
+  const net::ast::File tree = parse_tree(text, source, positions);
+  std::vector<std::string> names;
+  for (const auto& item : tree.items)
+    if (const auto* d = boost::get<net::ast::Definition>(&item); d && d->kind == "network" && d->params)
+      for (const auto& p : *d->params) names.push_back(p.name.name);
+  return names;
 }
 
 ir::Network load_network(const std::string& path, const Overrides& overrides) {

@@ -31,3 +31,14 @@ TEST_CASE("an override of an unknown parameter or a value that is not a literal 
   CHECK_THAT(bad, Catch::StartsWith("bad.net:1:11: error: --set w=wide: expected a number or true/false"));
   CHECK_THAT(test::error_of(text, {{"w", "nan"}}), Catch::Contains("expected a number"));
 }
+
+TEST_CASE("network_parameters lists what --set may name, in declaration order, without elaborating") {
+  using V = std::vector<std::string>;
+  // models/bert_base.net's header: bert_base(seq_len = 128, layers = 12, hidden = 768, ...).
+  const V bert = lang::network_parameters(RIDGE_MODELS_DIR "/bert_base.net");
+  REQUIRE(bert.size() >= 4);
+  CHECK(V(bert.begin(), bert.begin() + 4) == V{"seq_len", "layers", "hidden", "heads"});
+  // resnet18 takes `classes` only; a block's parameters are not the network's.
+  CHECK(lang::network_parameters(RIDGE_MODELS_DIR "/resnet18.net") == V{"classes"});
+  CHECK_THROWS_AS(lang::network_parameters("/nonexistent/x.net"), lang::Error);
+}

@@ -128,3 +128,19 @@ TEST_CASE("with a base device the fit starts from its datasheet figures, not the
     if (e.compute && e.compute->value < 0.05) small = true;
   CHECK(small);
 }
+
+TEST_CASE("calibrate --set reaches the networks that declare the parameter, and only those") {
+  // gpt2 declares seq_len and alexnet does not: the value reaches gpt2 (whose elaborator rejects it,
+  // naming the parameter) and alexnet loads untouched. All of it before anything is measured.
+  const auto bad_value = calibrate("--out x.hw --set seq_len=abc gpt2 alexnet");
+  CHECK(bad_value.exited);
+  CHECK(bad_value.status == 1);
+  CHECK_THAT(bad_value.err, Catch::Contains("seq_len=abc") && Catch::Contains("expected a number"));
+  // A parameter no network given declares is refused, naming it.
+  const auto nobody = calibrate("--out x.hw --seq-len 128 alexnet resnet18");
+  CHECK(nobody.status == 1);
+  CHECK_THAT(nobody.err, Catch::Contains("no network given declares a parameter 'seq_len'"));
+  const auto malformed = calibrate("--out x.hw --set seq_len alexnet");
+  CHECK(malformed.status == 1);
+  CHECK_THAT(malformed.err, Catch::Contains("expected name=value"));
+}

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Reproduce the README's calibrate accuracy table ("Calibrating against real runs").
 
-Runs `calibrate` on this machine exactly as the README says (batch 8, fp32, 1 thread; fit alexnet,
-vgg11 and resnet18; hold out resnet50, googlenet, mobilenet_v3_large, squeezenet1_1, efficientnet_b0),
-parses its per-network table and median errors, writes
+Runs `calibrate` on this machine exactly as the README says (batch 8, fp32, 1 thread, language models
+at sequence 128) in one of two set-ups, parses its per-network table and median errors, and writes
 
-  OUT/calibrate_accuracy.json   every network's measured and predicted times and errors, the medians
-  OUT/calibrate_accuracy.txt    calibrate's per-network table and median lines, as the README quotes them
-  OUT/calibrate.hw              the calibrated device
+  --fit cnn          fit alexnet, vgg11 and resnet18; hold out seven other torchvision networks
+                     (ViT-B/16 and ConvNeXt-T among them) and the language models GPT-2 and BERT-base
+  --fit transformer  fit three vision transformers (vit_b_32, swin_t, vit_b_16); hold out GPT-2 and
+                     BERT-base: do transformers fitted on images predict the language models?
+
+
+  OUT/calibrate_accuracy-SETUP.json   every network's measured and predicted times and errors, the medians
+  OUT/calibrate_accuracy-SETUP.txt    calibrate's per-network table and median lines, as the README quotes them
+  OUT/calibrate-SETUP.hw              the calibrated device
 
 and fails (exit 1) when a median error after calibration is above a generous ceiling, i.e. when the
 model has regressed well beyond run-to-run noise. The README measured held-out medians of 6.1 %
@@ -24,8 +29,13 @@ import subprocess
 import sys
 import time
 
-FIT = ["alexnet", "vgg11", "resnet18"]
-HOLDOUT = ["resnet50", "googlenet", "mobilenet_v3_large", "squeezenet1_1", "efficientnet_b0", "vit_b_16", "convnext_tiny"]
+LANGUAGE_MODELS = ["gpt2", "bert_base"]
+SETUPS = {
+    "cnn": (["alexnet", "vgg11", "resnet18"],
+            ["resnet50", "googlenet", "mobilenet_v3_large", "squeezenet1_1", "efficientnet_b0", "vit_b_16",
+             "convnext_tiny", *LANGUAGE_MODELS]),
+    "transformer": (["vit_b_32", "swin_t", "vit_b_16"], LANGUAGE_MODELS),
+}
 CEILING = {"fitted": 0.15, "held-out": 0.25}
 
 ROW = re.compile(r"^\s+(\S+)\s+(fitted|held out)\s+" + r"\s+".join([r"([-+\d.]+%?)"] * 6) + r"\s+\|\s+"
@@ -68,11 +78,15 @@ def main():
     ap.add_argument("--calibrate", required=True, help="the calibrate program")
     ap.add_argument("--out", required=True, help="folder for the JSON, the table and the .hw")
     ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--seq-len", type=int, default=128, help="tokens per sample of the language models")
+    ap.add_argument("--fit", choices=sorted(SETUPS), default="cnn", help="which networks the fit sees")
     args = ap.parse_args()
+    FIT, HOLDOUT = SETUPS[args.fit]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [args.calibrate, "--device", "cpu", "--threads", "1", "--batch", str(args.batch), "--no-layers",
-           "--out", str(out / "calibrate.hw"), "--holdout", *HOLDOUT, "--", *FIT]
+    cmd = [args.calibrate, "--device", "cpu", "--threads", "1", "--batch", str(args.batch), "--seq-len",
+           str(args.seq_len), "--no-layers", "--out", str(out / f"calibrate-{args.fit}.hw"), "--holdout", *HOLDOUT,
+           "--", *FIT]
     load_before = os.getloadavg()
     print("running:", " ".join(cmd), flush=True)
     if load_before[0] > 0.5:
@@ -87,14 +101,16 @@ def main():
         return 1
     networks, medians, table = parse(run.stdout)
     result = {"command": cmd, "seconds": round(seconds, 1), "load_average_before": load_before,
-              "load_average_after": os.getloadavg(), "batch": args.batch, "precision": "fp32",
+              "load_average_after": os.getloadavg(), "batch": args.batch, "seq_len": args.seq_len,
+              "precision": "fp32", "setup": args.fit,
               "fitted": FIT, "held_out": HOLDOUT, "networks": networks, "median_error": medians,
               "ceiling": CEILING, "ceilings_line": next((l for l in run.stdout.splitlines()
                                                          if l.startswith("Ceilings measured")), "")}
-    (out / "calibrate_accuracy.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "calibrate_accuracy.txt").write_text("\n".join(table) + "\n")
+    json_path, text_path = out / f"calibrate_accuracy-{args.fit}.json", out / f"calibrate_accuracy-{args.fit}.txt"
+    json_path.write_text(json.dumps(result, indent=2) + "\n")
+    text_path.write_text("\n".join(table) + "\n")
     print("\n".join(table))
-    print(f"({seconds:.0f} s; wrote {out / 'calibrate_accuracy.json'} and {out / 'calibrate_accuracy.txt'})")
+    print(f"({seconds:.0f} s; wrote {json_path} and {text_path})")
 
     failures = []
     if len(networks) != len(FIT) + len(HOLDOUT):
