@@ -106,3 +106,15 @@ TEST_CASE("no zero, negative or non-finite figure and no PPP above 1 is written"
   CHECK(last.find("ppp.normalization.forward.compute") != std::string::npos);
   CHECK(last.find("measured.bandwidth") != std::string::npos);
 }
+
+TEST_CASE("a cluster's nodes, link efficiencies and step overhead are written back") {
+  // The shape of hw/superpod-a100-80gb.hw: nodes of 8 on NVLink, joined by InfiniBand.
+  const ir::Device pod = lang::load_device(std::string(RIDGE_HW_DIR) + "/superpod-a100-80gb.hw");
+  const ir::Device back = lang::parse_device(validate::write_hw(pod, ""), "pod.hw");
+  CHECK(back.count == pod.count);
+  CHECK(back.node_size == 8);
+  CHECK(back.node_interconnect == "nvlink");
+  CHECK(back.interconnect == "infiniband");
+  CHECK_THAT(back.links.at("nvlink").efficiency->value, WithinRel(pod.links.at("nvlink").efficiency->value, 1e-9));
+  CHECK_THAT(back.step_overhead->value, WithinRel(pod.step_overhead->value, 1e-9));
+}
