@@ -3,11 +3,15 @@
 // strategy checks, and a search at GPT-3 scale. Every expected figure is worked by hand in the comments
 // from the formula's source, not copied from the program's output.
 #include "engine/parallel/plan.hpp"
+#include "engine/render/pipeline_trace.hpp"
+
+#include "engine/json_parse.hpp"
 
 #include "parse.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 using namespace ridge;
@@ -278,4 +282,24 @@ TEST_CASE("the DGX files predict nccl-tests' published all-reduce bus bandwidths
   };
   CHECK_THAT(busbw("dgx-a100-80gb"), WithinRel(208e9, 0.15));
   CHECK_THAT(busbw("dgx-h100"), WithinRel(370e9, 0.05));
+}
+
+TEST_CASE("the pipeline trace draws 1F1B and ends where the bubble formula says") {
+  // Narayanan et al. SC'21, Figure 4 (top): stage i runs P - i - 1 warm-up forwards, then one forward
+  // and one backward in turn. Scheduled with each op waiting for its input, the last backward ends
+  // at (m + P - 1)(t_f + t_b): the formula the plan's pipeline time uses (v = 1).
+  Strategy s;
+  s.pipeline = 4;
+  s.global_batch = 6;
+  const PlanReport r = plan(decoder(), dgx(), mixed_adam(), s);
+  const auto trace = ridge::testing::parse_json(engine::render::pipeline_trace(r));
+  double end = 0;
+  int slices = 0;
+  for (const auto& e : trace["traceEvents"].array)
+    if (e["ph"].string == "X" && e["tid"].number <= 4) {
+      end = std::max(end, e["ts"].number + e["dur"].number);
+      ++slices;
+    }
+  CHECK(slices == 2 * 4 * 6);
+  CHECK_THAT(end * 1e-6, WithinRel(r.strategies.front().pipeline_s, 1e-9));
 }

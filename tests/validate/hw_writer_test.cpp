@@ -24,7 +24,7 @@ ir::Device calibrated_device() {
   d.memory_bandwidth = ir::Figure{21.3e9, "measured by calibrate"};
   d.l2_size = ir::Figure{2.0 * 1024 * 1024, "lscpu"};
   d.launch_overhead = ir::Figure{7.25e-6, "fitted"};
-  d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}};
+  d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}, std::nullopt};
   d.ppp[{ir::OpClass::MatMul, ir::Pass::Forward}] = {ir::Figure{0.61234, "fit"}, ir::Figure{0.5, "fit"}};
   d.ppp[{ir::OpClass::Elementwise, std::nullopt}] = {std::nullopt, ir::Figure{1.0, "fit"}};
   d.measured_peak[ir::Precision::FP32] = {120e9, "GEMM"};
