@@ -54,7 +54,7 @@ TEST_CASE("a strategy that does not divide the model is refused with a clear err
   CHECK(r.out.empty());
 }
 
-TEST_CASE("--search prints the fastest strategies that fit") {
+TEST_CASE("simulate --search prints the fastest strategies that fit") {
   const Run r = simulate(kGpt + " " + kPod + " --dtype bf16 --optimizer adam --search --devices 16 --global-batch 64 --top 3");
   REQUIRE(r.exited);
   REQUIRE(r.status == 0);

@@ -242,7 +242,7 @@ TEST_CASE("the transformer's shape is read from the IR") {
   CHECK_FALSE(describe_transformer(lang::load_network(kModels + "/resnet50.net")).is_transformer());
 }
 
-TEST_CASE("--search finds strategies for GPT-3 175B on 1024 A100s") {
+TEST_CASE("a search finds strategies for GPT-3 175B on 1024 A100s") {
   // Narayanan et al. SC'21 train GPT-3 175B on 1024 A100s (Table 1 ff.); every strategy found must use
   // all 1024 devices and fit in 80 GiB.
   const ir::Network gpt3 = lang::load_network(kModels + "/gpt.net",
