@@ -11,6 +11,7 @@ target_sources(ridge_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/render/svg_plots.cpp
   ${CMAKE_CURRENT_LIST_DIR}/render/trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/render/scaling_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/render/grid.cpp
 )
 
 # The simulate options that ask for these reports. A library of its own, as it needs CLI11 and lang,

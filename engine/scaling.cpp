@@ -1,5 +1,6 @@
 #include "scaling.hpp"
 
+#include "parallel/collectives.hpp"
 #include "simulate.hpp"
 #include "timing.hpp"
 
@@ -45,6 +46,7 @@ LinkUsed choose_link(const ir::Device& device, const std::string& name) {
   if (!(it->second.bandwidth.value > 0))
     throw SimulationError("link '" + chosen + "' of device '" + device.id + "' has no positive bandwidth");
   LinkUsed l{chosen, it->second.bandwidth.value, 0.0, false};
+  if (it->second.efficiency) l.efficiency = it->second.efficiency->value;
   if (it->second.latency) {
     l.latency_s = it->second.latency->value;
   } else {
@@ -55,10 +57,8 @@ LinkUsed choose_link(const ir::Device& device, const std::string& name) {
 }
 
 double ring_allreduce_seconds(double bytes, int devices, double link_bandwidth, double latency_s) {
-  if (devices <= 1) return 0.0;
-  const double n = devices;
-  // Reduce-scatter then all-gather: each takes N-1 steps moving S/N per device per step.
-  return 2.0 * (n - 1.0) / n * bytes / link_bandwidth + 2.0 * (n - 1.0) * latency_s;
+  return parallel::flat_seconds(parallel::Collective::AllReduce, bytes, devices, {"", link_bandwidth, 1.0, latency_s},
+                                parallel::Algorithm::Ring);
 }
 
 ScalingPoint combine(const Report& per_device, int devices, std::int64_t global_batch, double gradient_bytes,
@@ -72,7 +72,7 @@ ScalingPoint combine(const Report& per_device, int devices, std::int64_t global_
   p.backward_s = t.time_bwd_s;
   p.update_s = t.time_update_s;
   p.compute_s = p.forward_s + p.backward_s + p.update_s;
-  p.allreduce_s = ring_allreduce_seconds(gradient_bytes, devices, link.bandwidth, link.latency_s);
+  p.allreduce_s = ring_allreduce_seconds(gradient_bytes, devices, link.bandwidth * link.efficiency, link.latency_s);
   p.exposed_comm_s = overlap ? std::max(0.0, p.allreduce_s - p.backward_s) : p.allreduce_s;
   p.step_s = p.compute_s + p.exposed_comm_s;
   p.throughput = p.step_s > 0 ? static_cast<double>(global_batch) / p.step_s : 0.0;
@@ -160,7 +160,9 @@ ScalingReport scale(const ir::Network& network, const ir::Device& device, const 
   if (uneven) r.notes.push_back("strong scaling: where the batch does not divide evenly each device runs ceil(B/N) samples, as the slowest device sets the pace");
   if (most > 1) {
     r.notes.push_back("all-reduce: ring, 2(N-1)/N * S / link_bw + 2(N-1) * alpha over " + r.link.name +
-                      " (one direction), S = gradient bytes at " + std::string(ir::precision_name(o.precision)));
+                      " (one direction" +
+                      (r.link.efficiency < 1.0 ? ", at " + shortest(r.link.efficiency * 100) + " % of it (link efficiency)" : std::string()) +
+                      "), S = gradient bytes at " + std::string(ir::precision_name(o.precision)));
     if (r.link.latency_default)
       r.notes.push_back("link latency: the device gives none for " + r.link.name + "; " +
                         std::to_string(static_cast<int>(std::lround(r.link.latency_s * 1e6))) + " us assumed");

@@ -35,6 +35,7 @@ struct LinkUsed {
   double bandwidth = 0.0;          // B/s, one direction
   double latency_s = 0.0;          // alpha, per message
   bool latency_default = false;    // the .hw gives no latency: kDefaultLinkLatency was used
+  double efficiency = 1.0;         // the fraction of the bandwidth collectives reach (link.NAME.efficiency; 1 when absent)
 };
 
 // Per-message latency assumed where a .hw gives none (why: NCCL's small-message ring steps cost a few
@@ -45,7 +46,8 @@ double default_link_latency(std::string_view link_name);
 // else the first link it has. Throws SimulationError when the device has no such link.
 LinkUsed choose_link(const ir::Device& device, const std::string& name);
 
-// Ring all-reduce of `bytes` over `devices` devices: 0 for one device.
+// Ring all-reduce of `bytes` over `devices` devices: 0 for one device. The formula is the collectives
+// module's (engine/parallel/collectives.hpp), at `link_bandwidth` as reached.
 double ring_allreduce_seconds(double bytes, int devices, double link_bandwidth, double latency_s);
 
 // One device count's figures.

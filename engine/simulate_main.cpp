@@ -3,9 +3,12 @@
 //                      [--pass forward|backward|train] [-o FILE]
 //                      [--svg FILE] [--trace FILE] [--devices N] [--link L] [--scaling strong|weak] [--overlap]
 //                      [--dataset-size N] [--measured CSV]       (engine/cli/report_options.hpp)
+//                      [--tensor-parallel T --pipeline-parallel P --data-parallel D ... | --search]
+//                                                                 (engine/cli/parallel_options.hpp)
 // More than one .net: the first is reported on, all are ranked against each other (Spearman).
 // One device and one batch give the per-layer report; several give the comparison (device x batch).
 // Errors go to stderr with a non-zero exit; with -o nothing is written unless everything succeeded.
+#include "engine/cli/parallel_options.hpp"
 #include "engine/cli/report_options.hpp"
 #include "engine/comparison.hpp"
 #include "engine/io/atomic_file.hpp"
@@ -133,6 +136,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 20));
   engine::cli::ReportOptions report_options;
   engine::cli::add_report_options(app, report_options);
+  engine::cli::ParallelOptions parallel_options;
+  engine::cli::add_parallel_options(app, parallel_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -198,6 +203,30 @@ int main(int argc, char** argv) {
     setup.recompute = *engine::recompute_from_name(recompute);
     if (no_master_weights) setup.master_weights = false;
     if (!weights.empty()) setup.weight_bytes = weights == "int8" ? 1.0 : 0.5;
+
+    if (parallel_options.requested()) {
+      // A parallel strategy or a search: its plan is the report.
+      if (devices.size() != 1 || precisions.size() != 1 || batches.size() != 1 || !extra_networks.empty() || prompt > 0)
+        throw UsageError("a parallel strategy or --search takes one network, one device file, one --dtype and one --batch");
+      if (!report_options.svg.empty()) throw UsageError("--svg draws one device's roofline; a parallel strategy has --trace");
+      setup.precision = precisions.front();
+      const engine::cli::ParallelContext context{batches.front(), report_options.devices, report_options.link,
+                                                 report_options.overlap, format};
+      std::string trace;
+      std::string text = engine::cli::run_parallel(parallel_options, context, network, devices.front(), setup,
+                                                   report_options.trace.empty() ? nullptr : &trace);
+      if (format == "table") text = engine::render::printable(text, "\t\n");
+      // Every file together, as below: all or none.
+      engine::io::AtomicFiles files;
+      std::string stdout_text = report_to_stdout ? std::move(text) : std::string();
+      if (!report_to_stdout) files.add(output, text);
+      if (report_options.trace == "-") stdout_text = std::move(trace);
+      else if (!report_options.trace.empty()) files.add(report_options.trace, trace);
+      files.commit();
+      std::cout << stdout_text << std::flush;
+      if (!std::cout) throw std::runtime_error("cannot write to standard output");
+      return 0;
+    }
 
     if (prompt > 0) {
       // Inference phases: the network elaborated per phase with its seq_len and past parameters.

@@ -101,6 +101,7 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     if (!w.usable("link." + name + ".bandwidth", link.bandwidth.value)) continue;   // a link needs its bandwidth
     w.figure("link." + name + ".bandwidth", format_bandwidth(link.bandwidth.value), link.bandwidth.source);
     if (link.latency) w.figure("link." + name + ".latency", link.latency->value, link.latency->source, format_seconds);
+    if (link.efficiency) w.ppp("link." + name + ".efficiency", *link.efficiency);
   }
   for (const auto& [key, eff] : d.ppp) {
     std::string base = "ppp." + std::string(ir::op_class_name(key.first)) + ".";
@@ -113,7 +114,10 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
   if (d.count > 1) {
     w.out << "  system.count = " << d.count << "\n";
     if (!d.interconnect.empty()) w.out << "  system.interconnect = " << d.interconnect << "\n";
+    if (d.node_size > 0) w.out << "  system.node_size = " << d.node_size << "\n";
+    if (!d.node_interconnect.empty()) w.out << "  system.node_interconnect = " << d.node_interconnect << "\n";
   }
+  if (d.step_overhead) w.figure("system.step_overhead", d.step_overhead->value, d.step_overhead->source, format_seconds);
   for (const auto& line : d.provenance) w.out << "  provenance = " << quoted(line) << "\n";
   if (!w.dropped.empty()) {
     std::string line = "left out (not a positive figure):";

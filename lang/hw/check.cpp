@@ -15,9 +15,9 @@ constexpr std::size_t kMaxErrors = 20;  // one error per problem, but not a wall
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
-    "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, "
+    "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
-    "system.interconnect";
+    "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
 
@@ -39,6 +39,7 @@ std::string format_number(double v) {
 struct PendingLink {
   std::optional<ir::Figure> bandwidth;
   std::optional<ir::Figure> latency;
+  std::optional<ir::Figure> efficiency;
   const ast::Entry* first = nullptr;
 };
 
@@ -112,10 +113,16 @@ class Checker {
       return assign(device_.memory_bandwidth, entry, Dimension::Bandwidth);
     if (head == "l2" && n == 2 && parts[1] == "size") return assign(device_.l2_size, entry, Dimension::Size);
     if (head == "launch_overhead" && n == 1) return assign(device_.launch_overhead, entry, Dimension::Time);
-    if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency")) return link(entry, parts);
+    if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency" || parts[2] == "efficiency"))
+      return link(entry, parts);
     if (head == "ppp" && (n == 3 || n == 4)) return ppp(entry, parts);
     if (head == "system" && n == 2 && parts[1] == "count") return count(entry);
-    if (head == "system" && n == 2 && parts[1] == "interconnect") return interconnect(entry);
+    if (head == "system" && n == 2 && parts[1] == "interconnect")
+      return interconnect(entry, device_.interconnect, interconnect_word_);
+    if (head == "system" && n == 2 && parts[1] == "node_interconnect")
+      return interconnect(entry, device_.node_interconnect, node_interconnect_word_);
+    if (head == "system" && n == 2 && parts[1] == "node_size") return count(entry, device_.node_size, node_size_entry_);
+    if (head == "system" && n == 2 && parts[1] == "step_overhead") return assign(device_.step_overhead, entry, Dimension::Time);
     error(entry.key, "unknown key '" + entry.key.text + "'; expected one of " + std::string(kAllowedKeys));
   }
 
@@ -219,6 +226,8 @@ class Checker {
     if (parts[2] == "bandwidth") {
       if (auto f = figure(entry, Dimension::Bandwidth)) pending.bandwidth = std::move(f);
       else pending.bandwidth = ir::Figure{};  // already reported; don't also report "no bandwidth"
+    } else if (parts[2] == "efficiency") {
+      if (auto f = figure(entry, Dimension::Fraction)) pending.efficiency = std::move(f);
     } else if (auto f = figure(entry, Dimension::Time)) {
       pending.latency = std::move(f);
     }
@@ -245,20 +254,23 @@ class Checker {
     }
   }
 
-  void count(const ast::Entry& entry) {
+  // system.count and system.node_size: a whole number of devices.
+  void count(const ast::Entry& entry, int& slot, const ast::Entry*& where) {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     const double n = quantity ? quantity->number : 0.0;
     if (!quantity || quantity->unit || !(n >= 1.0) || n != std::floor(n) || n > 1e6)
-      return error_value(entry.value, "'system.count' takes a whole number of devices, at least 1 (e.g. 8)");
-    device_.count = static_cast<int>(n);
-    count_entry_ = &entry;
+      return error_value(entry.value, "'" + entry.key.text + "' takes a whole number of devices, at least 1 (e.g. 8)");
+    slot = static_cast<int>(n);
+    where = &entry;
   }
+  void count(const ast::Entry& entry) { count(entry, device_.count, count_entry_); }
 
-  void interconnect(const ast::Entry& entry) {
+  // system.interconnect and system.node_interconnect: the name of a declared link.
+  void interconnect(const ast::Entry& entry, std::string& slot, const ast::Word*& where) {
     const auto* word = boost::get<ast::Word>(&entry.value.get());
-    if (!word) return error_value(entry.value, "'system.interconnect' takes the name of a link, e.g. nvlink");
-    device_.interconnect = word->text;
-    interconnect_word_ = word;
+    if (!word) return error_value(entry.value, "'" + entry.key.text + "' takes the name of a link, e.g. nvlink");
+    slot = word->text;
+    where = word;
   }
 
   // Checks that need the whole file: the kind, links complete, the interconnect declared.
@@ -272,13 +284,25 @@ class Checker {
         error(pending.first->key, "link '" + name + "' has no bandwidth; add 'link." + name + ".bandwidth = ...'");
         continue;
       }
-      device_.links[name] = ir::Link{*pending.bandwidth, pending.latency};
+      device_.links[name] = ir::Link{*pending.bandwidth, pending.latency, pending.efficiency};
     }
-    if (interconnect_word_ && !links_.count(interconnect_word_->text))
-      error(*interconnect_word_, "'system.interconnect' names link '" + interconnect_word_->text +
-                                     "', which the device does not declare" +
-                                     (declared.empty() ? std::string("; declare 'link.") + interconnect_word_->text + ".bandwidth = ...'"
-                                                       : "; declared links: " + declared));
+    for (const auto& [word, key] : {std::pair{interconnect_word_, "system.interconnect"},
+                                    std::pair{node_interconnect_word_, "system.node_interconnect"}})
+      if (word && !links_.count(word->text))
+        error(*word, "'" + std::string(key) + "' names link '" + word->text + "', which the device does not declare" +
+                         (declared.empty() ? std::string("; declare 'link.") + word->text + ".bandwidth = ...'"
+                                           : "; declared links: " + declared));
+    // A cluster: whole nodes, each joined inside by its own link.
+    if (node_size_entry_) {
+      if (!node_interconnect_word_)
+        error(node_size_entry_->key, "nodes of " + std::to_string(device_.node_size) +
+                                         " devices need 'system.node_interconnect = LINK' to say how a node's devices are joined");
+      if (device_.count % device_.node_size != 0)
+        error(node_size_entry_->key, "'system.count' (" + std::to_string(device_.count) + ") is not a whole number of nodes of " +
+                                         std::to_string(device_.node_size) + " devices");
+    } else if (node_interconnect_word_) {
+      error(*node_interconnect_word_, "'system.node_interconnect' needs 'system.node_size = N' (devices per node)");
+    }
     if (device_.count > 1 && !interconnect_word_)
       error(count_entry_->key, "a system of " + std::to_string(device_.count) +
                                    " devices needs 'system.interconnect = LINK' to say how they are joined");
@@ -294,6 +318,8 @@ class Checker {
   bool has_kind_ = false;
   const ast::Entry* count_entry_ = nullptr;
   const ast::Word* interconnect_word_ = nullptr;
+  const ast::Entry* node_size_entry_ = nullptr;
+  const ast::Word* node_interconnect_word_ = nullptr;
 };
 
 }  // namespace

@@ -42,6 +42,9 @@ struct Figure {
 struct Link {
   Figure bandwidth;                 // B/s, one direction
   std::optional<Figure> latency;    // s, per message
+  // The fraction of `bandwidth` a large collective reaches (nccl-tests' bus bandwidth over the
+  // datasheet figure); absent: the engine uses the datasheet figure and says so.
+  std::optional<Figure> efficiency;
   friend bool operator==(const Link&, const Link&) = default;
 };
 
@@ -71,6 +74,12 @@ struct Device {
   // A system of several identical devices and the link between them ("nvlink").
   int count = 1;
   std::string interconnect;
+  // A cluster: nodes of `node_size` devices joined inside by `node_interconnect` (nvlink), the nodes
+  // by `interconnect` (infiniband). node_size 0: the whole system is one node on `interconnect`.
+  int node_size = 0;
+  std::string node_interconnect;
+  // Per training step, beside the simulated kernels: host work, launches, optimizer bookkeeping.
+  std::optional<Figure> step_overhead;   // s
   std::vector<std::string> provenance;       // free-form lines: calibration date, library versions...
   friend bool operator==(const Device&, const Device&) = default;
 };

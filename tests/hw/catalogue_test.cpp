@@ -63,7 +63,9 @@ std::vector<const Figure*> all_figures(const Device& d) {
   for (const auto& [name, link] : d.links) {
     out.push_back(&link.bandwidth);
     if (link.latency) out.push_back(&*link.latency);
+    if (link.efficiency) out.push_back(&*link.efficiency);
   }
+  if (d.step_overhead) out.push_back(&*d.step_overhead);
   for (const auto& [key, e] : d.ppp) {
     if (e.compute) out.push_back(&*e.compute);
     if (e.memory) out.push_back(&*e.memory);

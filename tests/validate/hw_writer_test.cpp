@@ -24,7 +24,7 @@ ir::Device calibrated_device() {
   d.memory_bandwidth = ir::Figure{21.3e9, "measured by calibrate"};
   d.l2_size = ir::Figure{2.0 * 1024 * 1024, "lscpu"};
   d.launch_overhead = ir::Figure{7.25e-6, "fitted"};
-  d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}};
+  d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}, std::nullopt};
   d.ppp[{ir::OpClass::MatMul, ir::Pass::Forward}] = {ir::Figure{0.61234, "fit"}, ir::Figure{0.5, "fit"}};
   d.ppp[{ir::OpClass::Elementwise, std::nullopt}] = {std::nullopt, ir::Figure{1.0, "fit"}};
   d.measured_peak[ir::Precision::FP32] = {120e9, "GEMM"};
@@ -105,4 +105,16 @@ TEST_CASE("no zero, negative or non-finite figure and no PPP above 1 is written"
   CHECK(last.find("ppp.pooling.backward.compute") != std::string::npos);
   CHECK(last.find("ppp.normalization.forward.compute") != std::string::npos);
   CHECK(last.find("measured.bandwidth") != std::string::npos);
+}
+
+TEST_CASE("a cluster's nodes, link efficiencies and step overhead are written back") {
+  // The shape of hw/superpod-a100-80gb.hw: nodes of 8 on NVLink, joined by InfiniBand.
+  const ir::Device pod = lang::load_device(std::string(RIDGE_HW_DIR) + "/superpod-a100-80gb.hw");
+  const ir::Device back = lang::parse_device(validate::write_hw(pod, ""), "pod.hw");
+  CHECK(back.count == pod.count);
+  CHECK(back.node_size == 8);
+  CHECK(back.node_interconnect == "nvlink");
+  CHECK(back.interconnect == "infiniband");
+  CHECK_THAT(back.links.at("nvlink").efficiency->value, WithinRel(pod.links.at("nvlink").efficiency->value, 1e-9));
+  CHECK_THAT(back.step_overhead->value, WithinRel(pod.step_overhead->value, 1e-9));
 }
