@@ -79,6 +79,7 @@ ir::Network parse_network(const std::string& text, const std::string& file, cons
 }
 
 ir::Network load_network(const std::string& path, const Overrides& overrides) {
+  if (is_onnx_path(path)) return load_onnx(path, onnx_options(overrides, path)).network;
   return parse_network(read_source(path), path, overrides);
 }
 

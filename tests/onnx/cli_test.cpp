@@ -1,0 +1,53 @@
+// `simulate` on an .onnx as on a .net: the report, `--emit-net`, and the .net it writes simulating
+// to the same totals; the options that bind and forgive.
+#include "support/run_program.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+namespace {
+
+std::filesystem::path dir() { return std::filesystem::path(RIDGE_BINARY_DIR) / "tests" / "onnx_cli"; }
+ridge::testing::ProgramRun simulate(const std::string& args) {
+  return ridge::testing::run_program(RIDGE_SIMULATE, args, dir());
+}
+std::string fixture(const std::string& name) { return "'" + std::string(RIDGE_ONNX_FIXTURES) + "/" + name + ".onnx'"; }
+const std::string kHw = "'" + std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw'";
+
+// The report from "Totals" on, its first line (which names the network) left out.
+std::string totals(const std::string& report) {
+  const auto at = report.find("Totals");
+  REQUIRE(at != std::string::npos);
+  return report.substr(report.find('\n', at));
+}
+
+}  // namespace
+
+TEST_CASE("simulate reports an .onnx and writes the .net that simulates to the same totals") {
+  const std::string net = (dir() / "resnet50.net").string();
+  std::filesystem::create_directories(dir());
+  std::filesystem::remove(net);
+  const auto a = simulate(fixture("resnet50") + " " + kHw + " --batch 32 --dtype fp16 --emit-net '" + net + "'");
+  REQUIRE(a.exited);
+  CHECK(a.err.empty());
+  REQUIRE(a.status == 0);
+  CHECK_THAT(a.out, Catch::Contains("Totals (resnet50, batch 32, fp16)") && Catch::Contains("layer4.0.downsample.0"));
+  REQUIRE(std::filesystem::exists(net));
+  const auto b = simulate("'" + net + "' " + kHw + " --batch 32 --dtype fp16");
+  REQUIRE(b.status == 0);
+  CHECK(totals(b.out) == totals(a.out));
+}
+
+TEST_CASE("simulate binds an .onnx's symbolic axes from --seq-len and --dim, and says which are missing") {
+  const auto missing = simulate(fixture("bert_base") + " " + kHw);
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains("bert_base.onnx: error:") && Catch::Contains("--dim sequence=N"));
+  const auto seq = simulate(fixture("bert_base") + " " + kHw + " --seq-len 128 --format csv");
+  const auto dim = simulate(fixture("bert_base") + " " + kHw + " --dim sequence=128 --format csv");
+  REQUIRE(seq.status == 0);
+  CHECK(seq.out == dim.out);
+  const auto prompt = simulate(fixture("gpt2") + " " + kHw + " --prompt 8 --generate 2");
+  CHECK(prompt.status == 1);
+  CHECK_THAT(prompt.err, Catch::Contains("KV cache"));
+}
