@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ridge::lang::onnx_import {
 namespace {
@@ -280,6 +281,18 @@ void reduce(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   if (axes.empty()) im.fail(n, "reduces every axis, the batch's included");
   Ints per_sample;
   for (const auto a : axes) per_sample.push_back(im.per_sample_axis(x, a, n));
+  std::sort(per_sample.begin(), per_sample.end());
+  // The mean over every spatial axis of [C, *spatial] is a global average pool (torchvision's
+  // `x.mean([2, 3])` in ShuffleNet and MNASNet): counted as one.
+  const auto rank = static_cast<std::int64_t>(im.ir_shape(x).size());
+  Ints spatial(static_cast<std::size_t>(std::max<std::int64_t>(rank - 1, 0)));
+  std::iota(spatial.begin(), spatial.end(), 1);
+  if (op == "mean" && x.batch_axis == 0 && rank >= 2 && rank <= 4 && per_sample == spatial) {
+    Value y = im.emit("adaptive_avgpool", {x}, {{"size", std::int64_t{1}}}, n, 0);
+    if (attr_int(n, "keepdims", 1) == 0)
+      y = im.emit("flatten", {y}, {}, n, 0, n.name() + ".flatten");
+    return im.set_output(n, 0, y);
+  }
   im.set_output(n, 0, im.emit(op, {x}, {{"axes", per_sample}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}, n, x.batch_axis));
 }
 
@@ -308,6 +321,8 @@ void pad(Importer& im, const onnx::NodeProto& n) {
   const std::size_t rank = im.full_shape(x).size();
   if (pads.size() != 2 * rank) im.fail(n, "pads must hold two values per axis");
   if (pads[0] != 0 || pads[rank] != 0) im.fail(n, "pads the batch axis");
+  if (std::all_of(pads.begin(), pads.end(), [](std::int64_t p) { return p == 0; }))
+    return im.set_output(n, 0, x);   // torch's AvgPool2d export pads by zero in front: nothing
   if (im.has_input(n, 3)) im.fail(n, "pads chosen axes (the axes input); give pads for every axis");
   Ints order;
   for (std::size_t i = rank; i-- > 1;) {

@@ -240,6 +240,7 @@ void concat(Importer& im, const onnx::NodeProto& n) {
       return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
     }
   }
+  if (n.input_size() == 1 && im.input(n, 0).is_layer()) return im.set_output(n, 0, im.input(n, 0));   // torch.cat of one
   std::vector<Value> xs;
   const Value* lead = nullptr;
   for (int i = 0; i < n.input_size(); ++i) {

@@ -159,6 +159,32 @@ std::string Importer::unique_name(std::string base) {
 
 namespace {
 
+// torch.onnx.export (1.13 on) names nodes by the module scope they ran in, `/layer1/layer1.0/relu/Relu`
+// (each scope the module's name, sometimes already qualified by its parent's): that gives
+// `layer1.0.relu`. Other names are kept as they are; a node without one is named by its op.
+std::string module_path(const onnx::NodeProto& n) {
+  const std::string& name = n.name();
+  if (name.empty()) return n.op_type();
+  if (name[0] != '/') return name;
+  std::vector<std::string> parts;
+  for (std::size_t at = 1; at <= name.size();) {
+    const std::size_t slash = std::min(name.find('/', at), name.size());
+    parts.push_back(name.substr(at, slash - at));
+    at = slash + 1;
+  }
+  parts.pop_back();   // the op's own name ("Relu", "Add_1")
+  std::string path;
+  for (const std::string& p : parts) {
+    if (p.empty()) continue;
+    path = path.empty() || p.rfind(path + ".", 0) == 0 ? p : path + "." + p;
+  }
+  if (path.empty()) {
+    path = n.op_type();
+    for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return path;
+}
+
 // torch.onnx.export names initializers by module path: `layer1.0.conv1.weight`. That path names the
 // layer; failing that, the node's own name does.
 std::string name_for(const onnx::NodeProto& n) {
@@ -168,7 +194,7 @@ std::string name_for(const onnx::NodeProto& n) {
       if (in.size() > suffix.size() && in.compare(in.size() - suffix.size(), suffix.size(), suffix) == 0)
         return in.substr(0, in.size() - suffix.size());
   }
-  return n.name().empty() ? n.op_type() : n.name();
+  return module_path(n);
 }
 
 }  // namespace
