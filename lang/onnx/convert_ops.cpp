@@ -66,7 +66,7 @@ Window window(Importer& im, const onnx::NodeProto& n, Value& x, const Ints& kern
     pad.push_back(pads[i]);
     pad.push_back(pads[i + k]);
   }
-  x = im.emit("pad", {x}, {{"pad", pad}}, n, x.batch_axis, n.name() + ".pad");
+  x = im.emit("pad", {x}, {{"pad", pad}}, n, x.batch_axis, ".pad");
   w.pad = Ints(k, 0);
   return w;
 }
@@ -221,7 +221,7 @@ Value align(Importer& im, const onnx::NodeProto& n, Value v, const Value& batche
   if (mine.size() < rank) return v;
   if (mine.size() > rank || batched.batch_axis != 0 || mine[0] != 1) im.fail(n, "broadcasts a learned tensor over the batch axis");
   const ir::Shape rest = mine.size() > 1 ? ir::Shape(mine.begin() + 1, mine.end()) : ir::Shape(1, 1);
-  return im.emit("reshape", {v}, {{"shape", rest}}, n, -1, n.name() + ".squeeze");
+  return im.emit("reshape", {v}, {{"shape", rest}}, n, -1, ".squeeze");
 }
 
 double add_(double a, double b) { return a + b; }
@@ -290,7 +290,7 @@ void reduce(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   if (op == "mean" && x.batch_axis == 0 && rank >= 2 && rank <= 4 && per_sample == spatial) {
     Value y = im.emit("adaptive_avgpool", {x}, {{"size", std::int64_t{1}}}, n, 0);
     if (attr_int(n, "keepdims", 1) == 0)
-      y = im.emit("flatten", {y}, {}, n, 0, n.name() + ".flatten");
+      y = im.emit("flatten", {y}, {}, n, 0, ".flatten");
     return im.set_output(n, 0, y);
   }
   im.set_output(n, 0, im.emit(op, {x}, {{"axes", per_sample}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}, n, x.batch_axis));
@@ -386,7 +386,7 @@ void recurrent(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   im.set_owner(w.weight, y.layer);
   const ir::Shape out = im.ir_shape(y);
   const std::int64_t dirs = bidirectional ? 2 : 1;
-  im.set_output(n, 0, im.emit("reshape", {y}, {{"shape", Ints{out.at(0), dirs, out.at(1) / dirs}}}, n, 2, n.name() + ".y"));
+  im.set_output(n, 0, im.emit("reshape", {y}, {{"shape", Ints{out.at(0), dirs, out.at(1) / dirs}}}, n, 2, ".y"));
 }
 
 void prelu(Importer& im, const onnx::NodeProto& n) {

@@ -25,7 +25,7 @@ Value reshaped(Importer& im, const onnx::NodeProto& n, const Value& x, ir::Shape
   if (batch_axis >= 0) full.erase(full.begin() + batch_axis);
   if (full.empty()) full = {1};
   if (full == im.ir_shape(x)) return Value::of_layer(x.layer, batch_axis);
-  return im.emit("reshape", {x}, {{"shape", full}}, n, batch_axis, suffix.empty() ? std::string() : n.name() + suffix);
+  return im.emit("reshape", {x}, {{"shape", full}}, n, batch_axis, suffix);
 }
 
 Ints axes_of(Importer& im, const onnx::NodeProto& n, int input) {
@@ -241,6 +241,29 @@ void concat(Importer& im, const onnx::NodeProto& n) {
     }
   }
   if (n.input_size() == 1 && im.input(n, 0).is_layer()) return im.set_output(n, 0, im.input(n, 0));   // torch.cat of one
+  // Pieces of learned tensors (an LSTM's gates reordered by Slice and Concat): a learned tensor
+  // again, known by its shape.
+  bool all_const = true, any_absent = false, all_learned = true;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Value& v = im.input(n, i);
+    all_const = all_const && !v.is_layer();
+    any_absent = any_absent || !v.data;
+    all_learned = all_learned && !v.weight.empty();
+  }
+  const bool learned = n.input_size() > 0 && all_const && (any_absent || (all_learned && im.full_shape(im.input(n, 0)).size() > 1));
+  if (learned) {
+    Value v = im.input(n, 0);
+    const std::int64_t a = normalise_axis(im, n, attr_int(n, "axis", 0), v.dims.size());
+    for (int i = 1; i < n.input_size(); ++i) {
+      const Value& w = im.input(n, i);
+      if (w.dims.size() != v.dims.size()) im.fail(n, "concatenates tensors of different ranks");
+      v.dims[static_cast<std::size_t>(a)] += w.dims[static_cast<std::size_t>(a)];
+    }
+    element_count_checked(v.dims, describe(n));
+    v.slices.clear();
+    v.data.reset();
+    return im.set_output(n, 0, v);
+  }
   std::vector<Value> xs;
   const Value* lead = nullptr;
   for (int i = 0; i < n.input_size(); ++i) {
@@ -424,7 +447,6 @@ void slice(Importer& im, const onnx::NodeProto& n) {
       dims[a] = ranges[a].second - ranges[a].first;
     }
     v.dims = dims;
-    v.weight.clear();
     if (x.data) {
       std::vector<double> out;
       const std::int64_t count = element_count_checked(dims, describe(n));
@@ -486,7 +508,7 @@ void split(Importer& im, const onnx::NodeProto& n) {
     const std::int64_t size = sizes[static_cast<std::size_t>(i)];
     if (size < 1) im.fail(n, "makes an empty piece");
     im.set_output(n, i, im.emit("slice", {x}, {{"start", start}, {"size", size}, {"axis", ps_axis}}, n, x.batch_axis,
-                                (n.name().empty() ? std::string("split") : n.name()) + "." + std::to_string(i)));
+                                "." + std::to_string(i)));
     start += size;
   }
 }
@@ -614,7 +636,7 @@ void where(Importer& im, const onnx::NodeProto& n) {
     if (!fill.is_layer() && fill.data && fill.data->size() == 1) {
       const auto out = broadcast(im.full_shape(x), c.dims);
       if (!out || *out != im.full_shape(x)) im.fail(n, "its mask widens the data it selects from");
-      return im.set_output(n, 0, im.emit("add", {x}, {{"b", 0.0}}, n, x.batch_axis, n.name() + ".masked_fill"));
+      return im.set_output(n, 0, im.emit("add", {x}, {{"b", 0.0}}, n, x.batch_axis, ".masked_fill"));
     }
   }
   if (c.is_layer() || a.is_layer() || b.is_layer() || !c.data || !a.data || !b.data)

@@ -206,7 +206,8 @@ Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs a
     if (!v.is_layer()) fail(n, "internal: an operand is not a layer");
     ids.push_back(v.layer);
   }
-  const std::string name = unique_name(name_hint.empty() ? name_for(n) : name_hint);
+  // A hint starting with '.' names a second layer of the node's own: `layer1.0.relu.squeeze`.
+  const std::string name = unique_name(name_hint.empty() ? name_for(n) : name_hint[0] == '.' ? name_for(n) + name_hint : name_hint);
   try {
     return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis);
   } catch (const BuildError& e) {

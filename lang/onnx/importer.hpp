@@ -44,7 +44,7 @@ class Importer {
   // An ONNX axis of `v` as the IR's per-sample axis; the batch axis itself is an error.
   std::int64_t per_sample_axis(const Value& v, std::int64_t axis, const onnx::NodeProto& n) const;
 
-  // Adds a layer named for the node (or `name_hint`), returning its value with `batch_axis`.
+  // Adds a layer named for the node (or `name_hint`; one starting with '.' is appended to the node's name), returning its value with `batch_axis`.
   Value emit(std::string_view op, std::vector<Value> inputs, ir::Attrs attrs, const onnx::NodeProto& n, int batch_axis,
              const std::string& name_hint = {});
   // The layer owning an initializer's parameters, if one was made.
