@@ -468,7 +468,7 @@ void slice(Importer& im, const onnx::NodeProto& n) {
       if (v.slices.empty()) v.base_dims = full;
       for (std::size_t k = 0; k < s.axes.size(); ++k) {
         const auto a = static_cast<std::size_t>(s.axes[k]);
-        if (dims[a] != full[a]) v.slices.push_back({s.axes[k], ranges[a].first, dims[a]});
+        v.slices.push_back({s.axes[k], ranges[a].first, dims[a]});   // a view torch takes, whole or not
       }
     }
     return im.set_output(n, 0, v);

@@ -133,7 +133,7 @@ Value Importer::materialize(const Value& v, const onnx::NodeProto& n) {
       parameters_.insert(p.layer);
     }
     for (const auto& [axis, start, size] : v.slices)
-      p = emit("slice", {p}, {{"start", start}, {"size", size}, {"axis", axis}}, n, -1);
+      p = emit("slice", {p}, {{"start", start}, {"size", size}, {"axis", axis}}, n, -1, v.weight + ".slice");
     return p;
   }
   fail(n, "a constant tensor of shape " + ir::to_string(v.dims) +

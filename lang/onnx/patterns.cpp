@@ -6,6 +6,9 @@
 //   Mul(x, Sigmoid(x))                                     -> silu                (torch exports SiLU so)
 //   Reshape [B, g, C/g, H, W] -> Transpose(0 2 1 3 4) -> Reshape [B, C, H, W]
 //                                                          -> channel_shuffle(g)  (ShuffleNet's, a copy in torch)
+//   q, k, v [B, T, C] -> Reshape [B, T, h, d] -> Transpose to heads -> MatMul(q, k^T) -> Div (or Mul)
+//     -> Where (a fixed mask: causal) -> Softmax -> MatMul(., v) -> Transpose -> Reshape [B, T, C]
+//                                                          -> attention(q, k, v, heads: h, causal)
 // Matching is by structure (every inner value read once, by the next node); the constants are checked
 // when the run is reached. A run that does not match is converted node by node, as ever.
 #include "importer.hpp"
@@ -48,6 +51,16 @@ class Matcher {
     return std::nullopt;
   }
   const std::string& out(int i) const { return node(i).output(0); }
+  // The value is read by exactly one node input and is no graph output.
+  bool single(const std::string& value) const {
+    const auto r = readers_.find(value);
+    return r != readers_.end() && r->second.size() == 1 && g_.consumers.at(value) == 1;
+  }
+  std::optional<int> transpose(const std::string& value, std::vector<std::int64_t> perm) const {
+    const auto t = producer(value, "Transpose");
+    if (!t || !single(value) || attr_ints(node(*t), "perm") != perm) return std::nullopt;
+    return t;
+  }
 
  private:
   bool standard(int i) const { return node(i).domain().empty() || node(i).domain() == "ai.onnx"; }
@@ -243,14 +256,133 @@ void channel_shuffle(Importer& im, int first, int transpose, int second) {
   im.set_output(r2, 0, im.emit("channel_shuffle", {x}, {{"groups", groups}}, r2, 0));
 }
 
+// Scaled dot-product attention as exporters write it out (BERT's and GPT-2's self-attention).
+struct AttentionRun {
+  std::vector<int> nodes;
+  int q_reshape = -1, k_reshape = -1, v_reshape = -1, out_reshape = -1, softmax = -1;
+  bool causal = false;
+};
+
+// `value` = Transpose(0, 2, 1, 3) of Reshape(x): the Reshape.
+std::optional<int> heads_of(const Matcher& m, const std::string& value, std::vector<int>& nodes) {
+  const auto t = m.transpose(value, {0, 2, 1, 3});
+  if (!t) return std::nullopt;
+  const auto r = m.producer(m.node(*t).input(0), "Reshape");
+  if (!r || !m.single(m.out(*r))) return std::nullopt;
+  nodes.insert(nodes.end(), {*t, *r});
+  return r;
+}
+
+std::optional<AttentionRun> attention_run(const Matcher& m, int softmax) {
+  AttentionRun run;
+  run.softmax = softmax;
+  run.nodes = {softmax};
+  std::string scores = m.node(softmax).input(0);
+  if (!m.single(scores)) return std::nullopt;
+  if (const auto w = m.producer(scores, "Where"); w && m.node(*w).input_size() == 3) {
+    const auto& n = m.node(*w);
+    const bool data_first = m.producer(n.input(1), "Div") || m.producer(n.input(1), "Mul") || m.producer(n.input(1), "MatMul");
+    scores = data_first ? n.input(1) : n.input(2);
+    if (!m.single(scores)) return std::nullopt;
+    run.nodes.push_back(*w);
+    run.causal = true;
+  }
+  for (const char* op : {"Div", "Mul"}) {
+    if (const auto d = m.producer(scores, op); d && m.node(*d).input_size() == 2 && m.producer(m.node(*d).input(0), "MatMul")) {
+      scores = m.node(*d).input(0);
+      if (!m.single(scores)) return std::nullopt;
+      run.nodes.push_back(*d);
+      break;
+    }
+  }
+  const auto mm1 = m.producer(scores, "MatMul");
+  if (!mm1 || m.node(*mm1).input_size() != 2) return std::nullopt;
+  run.nodes.push_back(*mm1);
+  const auto q = heads_of(m, m.node(*mm1).input(0), run.nodes);
+  if (!q) return std::nullopt;
+  run.q_reshape = *q;
+  // k^T: Transpose(0, 2, 3, 1) of the reshape, or Transpose(0, 1, 3, 2) of the heads view.
+  const std::string& kt = m.node(*mm1).input(1);
+  if (const auto t = m.transpose(kt, {0, 2, 3, 1})) {
+    const auto r = m.producer(m.node(*t).input(0), "Reshape");
+    if (!r || !m.single(m.out(*r))) return std::nullopt;
+    run.nodes.insert(run.nodes.end(), {*t, *r});
+    run.k_reshape = *r;
+  } else if (const auto t2 = m.transpose(kt, {0, 1, 3, 2})) {
+    run.nodes.push_back(*t2);
+    const auto k = heads_of(m, m.node(*t2).input(0), run.nodes);
+    if (!k) return std::nullopt;
+    run.k_reshape = *k;
+  } else {
+    return std::nullopt;
+  }
+  const auto mm2 = m.only_reader(m.out(softmax), "MatMul");
+  if (!mm2 || m.node(*mm2).input_size() != 2 || m.node(*mm2).input(0) != m.out(softmax)) return std::nullopt;
+  run.nodes.push_back(*mm2);
+  const auto v = heads_of(m, m.node(*mm2).input(1), run.nodes);
+  if (!v) return std::nullopt;
+  run.v_reshape = *v;
+  const auto back = m.only_reader(m.out(*mm2), "Transpose");
+  if (!back || attr_ints(m.node(*back), "perm") != std::vector<std::int64_t>{0, 2, 1, 3}) return std::nullopt;
+  const auto out = m.only_reader(m.out(*back), "Reshape");
+  if (!out) return std::nullopt;
+  run.nodes.insert(run.nodes.end(), {*back, *out});
+  run.out_reshape = *out;
+  return run;
+}
+
+// At the run's last node: one attention layer when the values fit, else every node of the run in order.
+void convert_attention(Importer& im, const AttentionRun& run) {
+  const auto& g = im.graph().graph();
+  std::optional<Value> q, k, v;
+  std::int64_t heads = 0;
+  try {
+    const auto per_head = [&](int reshape, std::optional<Value>& x) {
+      const Value& in = im.input(g.node(reshape), 0);
+      const auto& target = im.const_data(g.node(reshape), 1);
+      if (!in.batched() || in.batch_axis != 0 || im.ir_shape(in).size() != 2 || target.size() != 4 || is_batch(target[2]))
+        return std::int64_t{0};
+      x = in;
+      return static_cast<std::int64_t>(target[2]);
+    };
+    heads = per_head(run.q_reshape, q);
+    const bool same = heads > 0 && per_head(run.k_reshape, k) == heads && per_head(run.v_reshape, v) == heads;
+    const std::int64_t axis = attr_int(g.node(run.softmax), "axis", -1);
+    if (!same || (axis != -1 && axis != 3) || im.const_data(g.node(run.out_reshape), 1).size() != 3) heads = 0;
+  } catch (const OnnxError&) {
+    heads = 0;
+  }
+  if (heads == 0) {
+    std::vector<int> nodes = run.nodes;
+    std::vector<int> position(static_cast<std::size_t>(g.node_size()));
+    for (std::size_t i = 0; i < im.graph().order.size(); ++i) position[static_cast<std::size_t>(im.graph().order[i])] = static_cast<int>(i);
+    std::sort(nodes.begin(), nodes.end(), [&](int a, int b) { return position[static_cast<std::size_t>(a)] < position[static_cast<std::size_t>(b)]; });
+    for (const int i : nodes) im.convert(i);
+    return;
+  }
+  const onnx::NodeProto& last = g.node(run.out_reshape);
+  im.set_output(last, 0, im.emit("attention", {*q, *k, *v}, {{"heads", heads}, {"causal", run.causal}}, last, 0, ".attention"));
+}
+
 }  // namespace
 
 void claim_patterns(Importer& im) {
   const Graph& g = im.graph();
   const Matcher m(g);
+  // Attention first: its runs hold MatMuls and Reshapes the patterns below would otherwise claim.
+  for (int i = 0; i < g.graph().node_size(); ++i) {
+    const auto& n = g.graph().node(i);
+    if (n.op_type() != "Softmax" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
+    const auto run = attention_run(m, i);
+    if (!run || std::any_of(run->nodes.begin(), run->nodes.end(), [&](int k) { return im.skipped.count(k) > 0; })) continue;
+    for (const int k : run->nodes)
+      if (k != run->out_reshape) im.skipped.insert(k);
+    im.fused[run->out_reshape] = [r = *run](Importer& importer) { convert_attention(importer, r); };
+  }
   for (int i = 0; i < g.graph().node_size(); ++i) {
     const auto& n = g.graph().node(i);
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (im.skipped.count(i) || im.fused.count(i)) continue;
     std::optional<Run> run;
     ir::Attrs attrs;
     if (n.op_type() == "Erf") run = erf_gelu(m, i);

@@ -21,6 +21,16 @@ std::int64_t count_op(const ir::Network& net, std::string_view op) {
   return n;
 }
 
+void check_same_work(const ir::Network& a, const ir::Network& b) {
+  for (const auto precision : {ir::Precision::FP32, ir::Precision::BF16}) {
+    const PassTotals x = pass_totals(a, 8, precision), y = pass_totals(b, 8, precision);
+    CHECK(x.forward_flops == Approx(y.forward_flops).epsilon(1e-12));
+    CHECK(x.forward_bytes == Approx(y.forward_bytes).epsilon(1e-12));
+    CHECK(x.backward_flops == Approx(y.backward_flops).epsilon(1e-12));
+    CHECK(x.backward_bytes == Approx(y.backward_bytes).epsilon(1e-12));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("BERT-base exported from PyTorch has bert_base.net's parameters and MACs") {
@@ -35,9 +45,11 @@ TEST_CASE("BERT-base exported from PyTorch has bert_base.net's parameters and MA
   CHECK(total_parameters(onnx) == 109'482'240);
   CHECK(total_parameters(onnx) == total_parameters(net));
   CHECK(engine_macs(onnx) == engine_macs(net));
-  // 12 layers x (q, k, v, output, intermediate, output) + pooler; erf GELUs recognised as one layer each.
+  check_same_work(onnx, net);
+  // 12 layers x (q, k, v, output, intermediate, output) + pooler; erf GELUs and attentions recognised.
   CHECK(count_op(onnx, "linear") == 12 * 6 + 1);
   CHECK(count_op(onnx, "gelu") == 12);
+  CHECK(count_op(onnx, "attention") == 12);
   CHECK(count_op(onnx, "layernorm") == 25);
 }
 
@@ -52,7 +64,9 @@ TEST_CASE("GPT-2 small exported from PyTorch has gpt2.net's parameters and MACs"
   CHECK(total_parameters(onnx) == 124'439'808);   // the LM head tied to wte, counted once
   CHECK(total_parameters(onnx) == total_parameters(net));
   CHECK(engine_macs(onnx) == engine_macs(net));
+  check_same_work(onnx, net);
   CHECK(count_op(onnx, "gelu") == 12);            // tanh GELUs recognised
+  CHECK(count_op(onnx, "attention") == 12);
 }
 
 TEST_CASE("an unbound symbolic axis names the option that binds it") {

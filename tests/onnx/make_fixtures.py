@@ -47,8 +47,8 @@ def strip(path):
     onnx.save(model, path)
 
 
-def export(model, example, path, input_names, dynamic_axes, fold=True):
-    model.eval()
+def export(model, example, path, input_names, dynamic_axes, fold=True, train=False):
+    model.train(train)
     with torch.no_grad():
         torch.onnx.export(model, example, path, opset_version=17, input_names=input_names, output_names=["output"],
                           dynamic_axes=dynamic_axes, training=torch.onnx.TrainingMode.PRESERVE,
@@ -76,6 +76,7 @@ class BertLayer(nn.Module):
         self.intermediate_dense = nn.Linear(hidden, intermediate)
         self.output_dense = nn.Linear(intermediate, hidden)
         self.output_LayerNorm = nn.LayerNorm(hidden, eps=1e-12)
+        self.attention_output_dropout, self.output_dropout = nn.Dropout(0.1), nn.Dropout(0.1)
 
     def split_heads(self, x):
         b, t, c = x.shape
@@ -86,8 +87,8 @@ class BertLayer(nn.Module):
         q, k, v = self.split_heads(self.query(x)), self.split_heads(self.key(x)), self.split_heads(self.value(x))
         scores = q @ k.transpose(-1, -2) / math.sqrt(c // self.heads)
         y = (scores.softmax(-1) @ v).permute(0, 2, 1, 3).reshape(b, t, c)
-        x = self.attention_output_LayerNorm(self.attention_output_dense(y) + x)
-        y = self.output_dense(F.gelu(self.intermediate_dense(x)))
+        x = self.attention_output_LayerNorm(self.attention_output_dropout(self.attention_output_dense(y)) + x)
+        y = self.output_dropout(self.output_dense(F.gelu(self.intermediate_dense(x))))
         return self.output_LayerNorm(y + x)
 
 
@@ -101,13 +102,14 @@ class Bert(nn.Module):
         self.position_embeddings = nn.Embedding(positions, hidden)
         self.token_type_embeddings = nn.Embedding(types, hidden)
         self.LayerNorm = nn.LayerNorm(hidden, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
         self.layer = nn.ModuleList(BertLayer(hidden, heads, intermediate) for _ in range(layers))
         self.pooler_dense = nn.Linear(hidden, hidden)
 
     def forward(self, ids):
         t = ids.shape[1]
         x = self.word_embeddings(ids) + self.token_type_embeddings.weight[:1] + self.position_embeddings.weight[:t]
-        x = self.LayerNorm(x)
+        x = self.dropout(self.LayerNorm(x))
         for layer in self.layer:
             x = layer(x)
         return torch.tanh(self.pooler_dense(x[:, 0]))
@@ -123,6 +125,7 @@ class Gpt2Block(nn.Module):
         self.ln_2 = nn.LayerNorm(hidden)
         self.c_fc = nn.Linear(hidden, 4 * hidden)
         self.mlp_c_proj = nn.Linear(4 * hidden, hidden)
+        self.resid_dropout, self.mlp_dropout = nn.Dropout(0.1), nn.Dropout(0.1)
         self.register_buffer("bias", torch.tril(torch.ones(n_ctx, n_ctx, dtype=torch.bool)).view(1, 1, n_ctx, n_ctx))
 
     def forward(self, x):
@@ -132,8 +135,8 @@ class Gpt2Block(nn.Module):
         scores = q @ k.transpose(-1, -2) / math.sqrt(c // self.heads)
         scores = scores.masked_fill(~self.bias[:, :, :t, :t], float("-inf"))
         y = (scores.softmax(-1) @ v).permute(0, 2, 1, 3).reshape(b, t, c)
-        x = x + self.c_proj(y)
-        return x + self.mlp_c_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+        x = x + self.resid_dropout(self.c_proj(y))
+        return x + self.mlp_dropout(self.mlp_c_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")))
 
 
 class Gpt2(nn.Module):
@@ -144,13 +147,14 @@ class Gpt2(nn.Module):
         super().__init__()
         self.wte = nn.Embedding(vocab, hidden)
         self.wpe = nn.Embedding(n_ctx, hidden)
+        self.drop = nn.Dropout(0.1)
         self.h = nn.ModuleList(Gpt2Block(hidden, heads, n_ctx) for _ in range(layers))
         self.ln_f = nn.LayerNorm(hidden)
         self.lm_head = nn.Linear(hidden, vocab, bias=False)
         self.lm_head.weight = self.wte.weight
 
     def forward(self, ids):
-        x = self.wte(ids) + self.wpe.weight[: ids.shape[1]]
+        x = self.drop(self.wte(ids) + self.wpe.weight[: ids.shape[1]])
         for block in self.h:
             x = block(x)
         return self.lm_head(self.ln_f(x))
@@ -159,12 +163,13 @@ class Gpt2(nn.Module):
 def language_models():
     axes = {"input_ids": {0: "batch", 1: "sequence"}, "output": {0: "batch"}}
     ids = torch.zeros(1, 8, dtype=torch.long)
-    # No constant folding: it would fold slices of the tables (BERT's token type row, GPT-2's
+    # In training mode, so the dropouts (which the zoo's .net files hold: they cost in training) are
+    # exported; these models have no batch norm for it to change. No constant folding: it would fold slices of the tables (BERT's token type row, GPT-2's
     # positions) and the LM head's transposed weight into copies, changing what is counted (and
     # GPT-2's tie, one parameter counted once, would be lost).
-    export(Bert(), ids, os.path.join(OUT, "bert_base.onnx"), ["input_ids"], axes, fold=False)
+    export(Bert(), ids, os.path.join(OUT, "bert_base.onnx"), ["input_ids"], axes, fold=False, train=True)
     export(Gpt2(), ids, os.path.join(OUT, "gpt2.onnx"), ["input_ids"], {**axes, "output": {0: "batch", 1: "sequence"}},
-           fold=False)
+           fold=False, train=True)
 
 
 class TinyConv(nn.Module):

@@ -28,4 +28,21 @@ inline double engine_macs(const ir::Network& net) {
   return macs;
 }
 
+// Forward and backward FLOPs and bytes of every layer together, at a batch and precision.
+struct PassTotals {
+  double forward_flops = 0, forward_bytes = 0, backward_flops = 0, backward_bytes = 0;
+};
+inline PassTotals pass_totals(const ir::Network& net, std::int64_t batch, ir::Precision precision) {
+  const auto grads = engine::grad_flags(net);
+  PassTotals t;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const auto c = engine::op_cost(net, net.layers[i], batch, precision, grads[i]);
+    t.forward_flops += c.forward.flops;
+    t.forward_bytes += c.forward.bytes();
+    t.backward_flops += c.backward.flops;
+    t.backward_bytes += c.backward.bytes();
+  }
+  return t;
+}
+
 }  // namespace ridge::onnx_test
