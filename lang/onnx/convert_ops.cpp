@@ -202,7 +202,7 @@ std::optional<double> number(const Value& v, const ir::Shape& other_full) {
   if (v.is_layer() || !v.data || v.data->empty()) return std::nullopt;
   if (!v.weight.empty() && v.data->size() > 1) return std::nullopt;
   const double first = v.data->front();
-  if (is_batch(first) || std::any_of(v.data->begin(), v.data->end(), [&](double d) { return d != first; })) return std::nullopt;
+  if (!std::isfinite(first) || std::any_of(v.data->begin(), v.data->end(), [&](double d) { return d != first; })) return std::nullopt;
   const auto b = broadcast(other_full, v.dims);
   if (!b || *b != other_full) return std::nullopt;
   return first;
@@ -337,6 +337,7 @@ void pad(Importer& im, const onnx::NodeProto& n) {
   double value = 0;
   if (im.opset() >= 11 && im.has_input(n, 2)) value = im.const_data(n, 2).empty() ? 0 : im.const_data(n, 2).at(0);
   else value = attr_float(n, "value", 0);
+  if (!std::isfinite(value)) im.fail(n, "pads with a value that is not a finite number");
   im.set_output(n, 0, im.emit("pad", {x}, {{"pad", order}, {"value", value}, {"mode", ridge_mode}}, n, 0));
 }
 
@@ -463,6 +464,7 @@ void add_op_converters(std::map<std::string, Converter>& t) {
   t["Dropout"] = [](Importer& im, const onnx::NodeProto& n) {
     double p = attr_float(n, "ratio", 0.5);
     if (im.has_input(n, 1) && !im.const_data(n, 1).empty()) p = im.const_data(n, 1).at(0);
+    if (!(p >= 0 && p < 1)) im.fail(n, "drops with ratio " + std::to_string(p) + ", not in [0, 1)");
     const Value x = data_input(im, n);
     im.set_output(n, 0, im.emit("dropout", {x}, {{"p", p}}, n, x.batch_axis));
   };

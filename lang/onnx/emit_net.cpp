@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -26,11 +27,35 @@ std::string identifier(const std::string& name) {
   return id;
 }
 
+// The shortest decimal that reads back as `v`; with more than 15 significant digits the language's
+// number parser may round it differently, so such a value is written exactly, as its binary fraction
+// (`(7876165906245 / 4503599627370496 / 8)`: integers below 2^53 and divisions by powers of two are exact).
 std::string number(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
-  if (s.find_first_of(".e") == std::string::npos && s.find("inf") == std::string::npos && s.find("nan") == std::string::npos) s += ".0";
+  int digits = 0;
+  bool leading = true;
+  for (const char c : s.substr(0, s.find('e'))) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) continue;
+    leading = leading && c == '0';
+    if (!leading) ++digits;
+  }
+  if (digits > 15 && std::isfinite(v) && v != 0) {
+    int exponent = 0;
+    const double fraction = std::frexp(v, &exponent);   // v = fraction * 2^exponent
+    auto mantissa = static_cast<std::int64_t>(std::ldexp(fraction, 53));
+    int shift = exponent - 53;
+    while (mantissa % 2 == 0 && shift < 0) {
+      mantissa /= 2;
+      ++shift;
+    }
+    std::string exact = "(" + std::to_string(mantissa);
+    for (; shift < 0; shift += std::min(-shift, 52)) exact += " / " + std::to_string(std::int64_t{1} << std::min(-shift, 52));
+    for (; shift > 0; shift -= std::min(shift, 52)) exact += " * " + std::to_string(std::int64_t{1} << std::min(shift, 52));
+    return exact + ")";
+  }
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
 }
 

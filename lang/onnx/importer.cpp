@@ -89,6 +89,11 @@ const Value& Importer::input(const onnx::NodeProto& n, int i) const {
 
 void Importer::set_output(const onnx::NodeProto& n, int i, Value v) {
   if (i >= n.output_size() || n.output(i).empty()) return;
+  if (!v.is_layer() && v.data) {
+    folded_ += static_cast<std::int64_t>(v.data->size());
+    if (folded_ > kMaxFoldedTotal)
+      fail(n, "the constants folded at import hold more than " + std::to_string(kMaxFoldedTotal) + " elements together");
+  }
   values_.insert_or_assign(n.output(i), std::move(v));
 }
 

@@ -73,6 +73,7 @@ class Importer {
   std::set<std::string> names_;
   std::set<ir::LayerId> parameters_;                     // `parameter` layers made from initializers
   std::vector<std::string> free_nodes_;
+  std::int64_t folded_ = 0;                               // elements of the constants folded so far
 
  public:
   int declared_batch() const { return input_batch_; }

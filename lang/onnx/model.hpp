@@ -23,7 +23,9 @@ inline constexpr std::size_t kMaxNodes = 100'000;          // the IR's layer lim
 inline constexpr std::size_t kMaxNodeInputs = 65'536;
 inline constexpr std::size_t kMaxEdges = 1'000'000;
 inline constexpr std::size_t kMaxRank = 16;
-inline constexpr std::int64_t kMaxFoldedElements = 1 << 20;   // constants computed at import
+inline constexpr std::int64_t kMaxFoldedElements = 1 << 20;   // one constant computed at import
+inline constexpr std::int64_t kMaxFoldedTotal = 1 << 24;       // all of them together
+inline constexpr std::int64_t kMaxReadElements = 1 << 16;      // tensors whose values are read (larger: shapes only)
 
 struct Graph {
   onnx::ModelProto model;

@@ -52,7 +52,8 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
   const int type = t.data_type();
   v.integral = type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 || type == onnx::TensorProto::BOOL ||
                type == onnx::TensorProto::INT8 || type == onnx::TensorProto::UINT8;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL || n > kMaxFoldedElements) return v;   // shape only
+  // Values are read where the import may fold them (shape arithmetic, scalars); a weight is its shape.
+  if (t.data_location() == onnx::TensorProto::EXTERNAL || n > kMaxReadElements) return v;
   const std::size_t w = width(type);
   std::optional<std::vector<double>> data;
   if (!t.raw_data().empty() && w > 0) {
@@ -149,6 +150,7 @@ std::int64_t attr_int(const onnx::NodeProto& n, const std::string& name, std::in
 }
 double attr_float(const onnx::NodeProto& n, const std::string& name, double fallback) {
   const auto* a = attribute(n, name);
+  if (a && !std::isfinite(a->f())) throw OnnxError(describe(n) + ": attribute '" + name + "' is not a finite number");
   return a ? static_cast<double>(a->f()) : fallback;
 }
 std::string attr_string(const onnx::NodeProto& n, const std::string& name, const std::string& fallback) {

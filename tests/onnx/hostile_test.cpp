@@ -139,6 +139,16 @@ TEST_CASE("absurd dimensions and huge declared tensors are refused or read as sh
   node(fill, "ConstantOfShape", {"shape"}, {"c"});
   node(fill, "Relu", {"x"}, {"y"});
   CHECK_THAT(error_of(fill), Catch::Contains("Ridge folds at most 1048576"));
+  // And all of them together: twenty constants of 2^20 elements pass the 2^24 budget.
+  auto many = model();
+  auto* mshape = many.mutable_graph()->add_initializer();
+  mshape->set_name("shape");
+  mshape->set_data_type(onnx::TensorProto::INT64);
+  mshape->add_dims(1);
+  mshape->add_int64_data(std::int64_t{1} << 20);
+  for (int i = 0; i < 20; ++i) node(many, "ConstantOfShape", {"shape"}, {"c" + std::to_string(i)});
+  node(many, "Relu", {"x"}, {"y"});
+  CHECK_THAT(error_of(many), Catch::Contains("more than 16777216 elements together"));
   // Data that does not fit the declared shape.
   auto lying = model();
   initializer(lying, "w", {4})->set_raw_data("abc");
