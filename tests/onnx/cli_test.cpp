@@ -2,9 +2,12 @@
 // to the same totals; the options that bind and forgive.
 #include "support/run_program.hpp"
 
+#include <onnx/onnx_pb.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 namespace {
 
@@ -50,4 +53,34 @@ TEST_CASE("simulate binds an .onnx's symbolic axes from --seq-len and --dim, and
   const auto prompt = simulate(fixture("gpt2") + " " + kHw + " --prompt 8 --generate 2");
   CHECK(prompt.status == 1);
   CHECK_THAT(prompt.err, Catch::Contains("KV cache"));
+}
+
+TEST_CASE("simulate names an op it cannot model, and with --allow-unknown counts it as free and says so") {
+  onnx::ModelProto m;
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_param("batch");
+  shape->add_dim()->set_dim_value(10);
+  g->add_output()->set_name("y");
+  auto* n = g->add_node();
+  n->set_op_type("Hardmax");
+  n->set_name("argmax_head");
+  n->add_input("x");
+  n->add_output("h");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("h");
+  relu->add_output("y");
+  std::filesystem::create_directories(dir());
+  const std::string path = (dir() / "unknown.onnx").string();
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  const auto refused = simulate("'" + path + "' " + kHw);
+  CHECK(refused.status == 1);
+  CHECK_THAT(refused.err, Catch::Contains("'Hardmax' node 'argmax_head' (inputs: x): Ridge cannot model the ONNX op 'Hardmax'"));
+  const auto allowed = simulate("'" + path + "' " + kHw + " --allow-unknown");
+  CHECK(allowed.status == 0);
+  CHECK_THAT(allowed.out, Catch::Contains("note: counted as free (--allow-unknown): 'Hardmax' node 'argmax_head'"));
 }
