@@ -222,23 +222,18 @@ void concat(Importer& im, const onnx::NodeProto& n) {
   }
   const std::size_t rank = im.full_shape(im.input(n, 0)).size();
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), std::max<std::size_t>(rank, 1));
-  if (folded) {
-    if (rank != 1 || axis != 0) {
-      // Multi-axis constant concats are rare in exports; only shapes are folded.
+  if (folded && rank == 1) {   // shape arithmetic; constant tensors of higher rank are not folded
+    std::vector<double> data;
+    bool integral = true;
+    for (int i = 0; i < n.input_size(); ++i) {
+      const Value& v = im.input(n, i);
+      if (v.dims.size() != 1) im.fail(n, "concatenates constants of different ranks");
+      data.insert(data.end(), v.data->begin(), v.data->end());
+      integral = integral && v.integral;
+      if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements");
     }
-    if (rank == 1) {
-      std::vector<double> data;
-      bool integral = true;
-      for (int i = 0; i < n.input_size(); ++i) {
-        const Value& v = im.input(n, i);
-        if (v.dims.size() != 1) im.fail(n, "concatenates constants of different ranks");
-        data.insert(data.end(), v.data->begin(), v.data->end());
-        integral = integral && v.integral;
-        if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements");
-      }
-      const auto count = static_cast<std::int64_t>(data.size());
-      return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
-    }
+    const auto count = static_cast<std::int64_t>(data.size());
+    return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
   }
   if (n.input_size() == 1 && im.input(n, 0).is_layer()) return im.set_output(n, 0, im.input(n, 0));   // torch.cat of one
   // Pieces of learned tensors (an LSTM's gates reordered by Slice and Concat): a learned tensor

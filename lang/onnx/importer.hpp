@@ -51,6 +51,8 @@ class Importer {
   std::optional<ir::LayerId> owner(const std::string& weight) const;
   void set_owner(const std::string& weight, ir::LayerId layer) { owners_.emplace(weight, layer); }
   const ir::Shape& ir_shape(const Value& v) const { return builder_.shape(v.layer); }
+  // The batch the graph input declares (a static export: 1), or 0 when it is symbolic.
+  int declared_batch() const { return input_batch_; }
 
   // Pattern pass results.
   std::set<int> skipped;                                 // nodes claimed by a pattern, not converted
@@ -74,9 +76,6 @@ class Importer {
   std::set<ir::LayerId> parameters_;                     // `parameter` layers made from initializers
   std::vector<std::string> free_nodes_;
   std::int64_t folded_ = 0;                               // elements of the constants folded so far
-
- public:
-  int declared_batch() const { return input_batch_; }
 };
 
 using Converter = void (*)(Importer&, const onnx::NodeProto&);

@@ -76,10 +76,8 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
   } else if (t.double_data_size() > 0) {
     data = std::vector<double>(t.double_data().begin(), t.double_data().end());
   }
-  if (data && static_cast<std::int64_t>(data->size()) != n) {
-    if (!t.raw_data().empty() || data->size() != 0)
-      throw OnnxError(what + " holds " + std::to_string(data->size()) + " values for shape " + ir::to_string(v.dims));
-  }
+  if (data && static_cast<std::int64_t>(data->size()) != n)
+    throw OnnxError(what + " holds " + std::to_string(data->size()) + " values for shape " + ir::to_string(v.dims));
   if (!data && n == 0) data = std::vector<double>{};
   v.data = std::move(data);
   return v;

@@ -7,11 +7,16 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 namespace {
 
-std::filesystem::path dir() { return std::filesystem::path(RIDGE_BINARY_DIR) / "tests" / "onnx_cli"; }
+// Each test case has its own scratch folder: CTest runs them in parallel.
+std::filesystem::path dir() {
+  return std::filesystem::path(RIDGE_BINARY_DIR) / "tests" / "onnx_cli" /
+         std::to_string(std::hash<std::string>{}(Catch::getResultCapture().getCurrentTestName()));
+}
 ridge::testing::ProgramRun simulate(const std::string& args) {
   return ridge::testing::run_program(RIDGE_SIMULATE, args, dir());
 }
