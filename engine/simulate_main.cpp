@@ -114,7 +114,10 @@ int main(int argc, char** argv) {
   std::string optimizer = "sgd", recompute = "none", weights;
   bool no_master_weights = false;
   std::int64_t seq_len = 0, prompt = 0, generate = 0;
-  app.add_option("network", net_path, "network file (.net)")->required();
+  std::vector<std::string> dims;   // .onnx: symbolic dimensions
+  bool allow_unknown = false;
+  std::string emit_net;
+  app.add_option("network", net_path, "network file (.net, or an .onnx model)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
   app.add_option("-d,--dtype", dtype, "precision (" + ir::precision_names(" ") + "), or a comma-separated list (fp32,fp16)");
@@ -134,6 +137,9 @@ int main(int argc, char** argv) {
   app.add_option("--prompt", prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--generate", generate, "decoder inference: tokens generated one at a time against the KV cache")
       ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--dim", dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
+  app.add_flag("--allow-unknown", allow_unknown, ".onnx: count nodes of ops Ridge cannot model as free (listed on stderr)");
+  app.add_option("--emit-net", emit_net, "also write the network as .net text to FILE (an imported .onnx, for one)");
   engine::cli::ReportOptions report_options;
   engine::cli::add_report_options(app, report_options);
   engine::cli::ParallelOptions parallel_options;
@@ -168,6 +174,7 @@ int main(int argc, char** argv) {
     if (!report_options.measured.empty()) inputs.emplace_back("--measured file", report_options.measured);
     const bool report_to_stdout = output.empty() || output == "-";
     if (!report_to_stdout) outputs.emplace_back("-o", output);
+    if (!emit_net.empty()) outputs.emplace_back("--emit-net", emit_net);
     if (!report_options.svg.empty()) outputs.emplace_back("--svg", report_options.svg);
     if (!report_options.trace.empty()) outputs.emplace_back("--trace", report_options.trace);
     int to_stdout = report_to_stdout ? 1 : 0;
@@ -178,10 +185,22 @@ int main(int argc, char** argv) {
     check_outputs(inputs, outputs);
 
     lang::Overrides overrides = parse_sets(sets);
+    overrides.merge(parse_sets(dims));
     if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
     if ((prompt > 0) != (generate > 0)) throw UsageError("--prompt and --generate go together");
     if (prompt > 0) overrides["seq_len"] = std::to_string(prompt);
-    const ir::Network network = lang::load_network(net_path, overrides);
+    if (prompt > 0 && lang::is_onnx_path(net_path))
+      throw UsageError("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");
+    std::vector<std::string> free_nodes;   // .onnx nodes counted as free (--allow-unknown)
+    const ir::Network network = [&] {
+      if (!lang::is_onnx_path(net_path)) return lang::load_network(net_path, overrides);
+      lang::OnnxOptions o = lang::onnx_options(overrides, net_path);
+      o.allow_unknown = allow_unknown;
+      lang::OnnxImport imported = lang::load_onnx(net_path, o);
+      free_nodes = std::move(imported.free_nodes);
+      return std::move(imported.network);
+    }();
+    for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
     engine::cli::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     std::vector<ir::Device> devices;
     for (const std::string& p : hw_paths) {
@@ -293,9 +312,12 @@ int main(int argc, char** argv) {
     }
     std::vector<std::pair<std::string, std::string>> files;
     text = engine::cli::finish(report_options, {network, devices, reports, extra_networks, format, &files}, std::move(text));
+    if (format == "table")
+      for (const std::string& node : free_nodes) text += "note: counted as free (--allow-unknown): " + node + "\n";
     // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
     if (format == "table") text = engine::render::printable(text, "\t\n");
     if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
+    if (!emit_net.empty()) files.emplace_back(emit_net, lang::to_net_text(network));
     // Again over every file the run makes, the figures named from the --svg stem included.
     std::vector<std::pair<std::string, std::string>> made;
     for (const auto& f : files)

@@ -7,6 +7,7 @@
 #include "ir/network.hpp"
 
 #include <map>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,38 @@ ir::Network parse_network(const std::string& text, const std::string& file, cons
 // Parse and check a `.hw` text. Throws lang::Error.
 ir::Device parse_device(const std::string& text, const std::string& file);
 
-// The same for files on disk; unreadable, missing, oversized or binary files are diagnostics too.
+// The same for files on disk (an `.onnx` path is imported: see load_onnx); unreadable, missing, oversized or binary files are diagnostics too.
 ir::Network load_network(const std::string& path, const Overrides& overrides = {});
 ir::Device load_device(const std::string& path);
 
 // The parameters a `.net` file's network declares (what --set may name), in declaration order. Parses
 // the file but does not elaborate it. Throws lang::Error for a file that does not parse.
 std::vector<std::string> network_parameters(const std::string& path);
+
+// ONNX models (lang/onnx/): the graph read with Debian's libonnx-dev protobuf schema and turned into
+// the same IR. The batch axis (axis 0 of the graph input) stays out of the IR, as in a `.net`; every
+// other symbolic dimension must be bound by `dims` (`--dim NAME=VALUE`; `seq_len` also binds the
+// dimensions exporters name sequence, sequence_length or seq).
+struct OnnxOptions {
+  std::map<std::string, std::int64_t> dims;
+  bool allow_unknown = false;   // ops Ridge cannot model become free views, listed in free_nodes
+};
+struct OnnxImport {
+  ir::Network network;
+  std::vector<std::string> free_nodes;   // "'NonMaxSuppression' node 'nms'", with allow_unknown
+};
+// Throws lang::Error naming `file`.
+OnnxImport parse_onnx(const std::string& bytes, const std::string& file, const OnnxOptions& options = {});
+OnnxImport load_onnx(const std::string& path, const OnnxOptions& options = {});
+bool is_onnx_path(const std::string& path);   // by extension: ".onnx"
+// Overrides (`--set`, `--dim`, `--seq-len`) as dimension bindings; a value that is not a whole number
+// from 1 to 2^31 is an error naming `file`. load_network() reads an .onnx path with these.
+OnnxOptions onnx_options(const Overrides& overrides, const std::string& file);
+inline constexpr std::size_t kMaxOnnxFileBytes = std::size_t{2} * 1024 * 1024 * 1024 - 1;
+
+// A network as `.net` text that elaborates to the same layers, shapes and attributes (layer names
+// made into identifiers: `layer1.0.conv1` is written `layer1_0_conv1`).
+std::string to_net_text(const ir::Network& network);
 
 // Reads a whole source file, refusing what cannot be source text (see limits in the README).
 std::string read_source(const std::string& path);

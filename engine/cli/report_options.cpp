@@ -113,7 +113,7 @@ std::vector<ir::Precision> parse_precisions(const std::string& text) {
 
 std::vector<std::string> take_networks(std::vector<std::string>& device_paths) {
   std::vector<std::string> nets, rest;
-  for (std::string& p : device_paths) (fs::path(p).extension() == ".net" ? nets : rest).push_back(std::move(p));
+  for (std::string& p : device_paths) (fs::path(p).extension() == ".net" || fs::path(p).extension() == ".onnx" ? nets : rest).push_back(std::move(p));
   device_paths = std::move(rest);
   return nets;
 }

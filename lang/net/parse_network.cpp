@@ -98,6 +98,7 @@ std::vector<std::string> network_parameters(const std::string& path) {
 }
 
 ir::Network load_network(const std::string& path, const Overrides& overrides) {
+  if (is_onnx_path(path)) return load_onnx(path, onnx_options(overrides, path)).network;
   return parse_network(read_source(path), path, overrides);
 }
 

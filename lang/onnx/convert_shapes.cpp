@@ -1,0 +1,688 @@
+// Converters for shape arithmetic (folded at import: Shape, Gather, Concat, Unsqueeze, Range ...) and
+// for views and copies of data (Reshape, Transpose, Slice, Split, Gather as an embedding).
+#include "importer.hpp"
+
+#include "ir/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ridge::lang::onnx_import {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+std::int64_t normalise_axis(Importer& im, const onnx::NodeProto& n, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r) im.fail(n, "axis " + std::to_string(axis) + " is outside a rank-" + std::to_string(r) + " tensor");
+  return axis < 0 ? axis + r : axis;
+}
+
+// A Layer value brought to a new full shape (the batch marked -1 at `batch_axis`): a reshape view,
+// or nothing when the per-sample shape does not change.
+Value reshaped(Importer& im, const onnx::NodeProto& n, const Value& x, ir::Shape full, int batch_axis, const std::string& suffix = {}) {
+  if (batch_axis >= 0) full.erase(full.begin() + batch_axis);
+  if (full.empty()) full = {1};
+  if (full == im.ir_shape(x)) return Value::of_layer(x.layer, batch_axis);
+  return im.emit("reshape", {x}, {{"shape", full}}, n, batch_axis, suffix);
+}
+
+Ints axes_of(Importer& im, const onnx::NodeProto& n, int input) {
+  if (im.has_input(n, input)) return as_ints(im.input(n, input), describe(n) + ": axes");
+  return attr_ints(n, "axes").value_or(Ints{});
+}
+
+std::vector<double> permute_data(const std::vector<double>& data, const ir::Shape& dims, const Ints& perm) {
+  const std::size_t rank = dims.size();
+  std::vector<double> out(data.size());
+  std::vector<std::int64_t> strides(rank, 1);
+  for (std::size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  ir::Shape out_dims(rank);
+  for (std::size_t i = 0; i < rank; ++i) out_dims[i] = dims[static_cast<std::size_t>(perm[i])];
+  for (std::size_t flat = 0; flat < out.size(); ++flat) {
+    std::size_t rest = flat, src = 0;
+    for (std::size_t i = rank; i-- > 0;) {
+      const auto coord = static_cast<std::int64_t>(rest % static_cast<std::size_t>(out_dims[i]));
+      rest /= static_cast<std::size_t>(out_dims[i]);
+      src += static_cast<std::size_t>(coord * strides[static_cast<std::size_t>(perm[i])]);
+    }
+    out[flat] = data[src];
+  }
+  return out;
+}
+
+void constant(Importer& im, const onnx::NodeProto& n) {
+  const std::string what = describe(n);
+  if (const auto* a = attribute(n, "value")) return im.set_output(n, 0, read_tensor(a->t(), what));
+  if (const auto* a = attribute(n, "value_float")) return im.set_output(n, 0, Value::constant({}, {a->f()}, false));
+  if (const auto* a = attribute(n, "value_int")) return im.set_output(n, 0, Value::constant({}, {static_cast<double>(a->i())}, true));
+  if (const auto* a = attribute(n, "value_floats"))
+    return im.set_output(n, 0, Value::constant({a->floats_size()}, std::vector<double>(a->floats().begin(), a->floats().end()), false));
+  if (const auto* a = attribute(n, "value_ints"))
+    return im.set_output(n, 0, Value::constant({a->ints_size()}, std::vector<double>(a->ints().begin(), a->ints().end()), true));
+  im.fail(n, "holds no value Ridge reads (value, value_float(s), value_int(s))");
+}
+
+void shape(Importer& im, const onnx::NodeProto& n) {
+  const ir::Shape full = im.full_shape(im.input(n, 0));
+  auto rank = static_cast<std::int64_t>(full.size());
+  std::int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<std::int64_t>(start, 0, rank);
+  end = std::clamp<std::int64_t>(end, start, rank);
+  std::vector<double> dims;
+  for (auto i = start; i < end; ++i) dims.push_back(full[static_cast<std::size_t>(i)] < 0 ? kBatch : static_cast<double>(full[static_cast<std::size_t>(i)]));
+  im.set_output(n, 0, Value::constant({end - start}, std::move(dims), true));
+}
+
+void size(Importer& im, const onnx::NodeProto& n) {
+  double count = 1;
+  for (const auto d : im.full_shape(im.input(n, 0))) count = d < 0 ? kBatch : count * static_cast<double>(d);
+  im.set_output(n, 0, Value::constant({}, {count}, true));
+}
+
+void identity(Importer& im, const onnx::NodeProto& n) { im.set_output(n, 0, im.input(n, 0)); }
+
+void cast(Importer& im, const onnx::NodeProto& n) {
+  Value v = im.input(n, 0);
+  if (!v.is_layer()) {
+    const auto to = attr_int(n, "to", onnx::TensorProto::FLOAT);
+    v.integral = to != onnx::TensorProto::FLOAT && to != onnx::TensorProto::DOUBLE && to != onnx::TensorProto::FLOAT16 &&
+                 to != onnx::TensorProto::BFLOAT16;
+    if (v.integral && v.data)
+      for (double& d : *v.data) d = std::trunc(d);
+  }
+  im.set_output(n, 0, v);   // on data: Ridge counts every tensor at the run's precision
+}
+
+void fold_gather(Importer& im, const onnx::NodeProto& n, const Value& data, const Value& indices, std::int64_t axis) {
+  const std::size_t a = static_cast<std::size_t>(axis);
+  ir::Shape out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(a));
+  out.insert(out.end(), indices.dims.begin(), indices.dims.end());
+  out.insert(out.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.dims.end());
+  const std::int64_t count = element_count_checked(out, describe(n));
+  if (count > kMaxFoldedElements) im.fail(n, "folds to more than " + std::to_string(kMaxFoldedElements) + " elements");
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < a; ++i) outer *= data.dims[i];
+  for (std::size_t i = a + 1; i < data.dims.size(); ++i) inner *= data.dims[i];
+  const std::int64_t along = data.dims[a];
+  std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (const double raw : *indices.data) {
+      std::int64_t idx = as_int(raw, describe(n) + ": an index");
+      if (idx < 0) idx += along;
+      if (idx < 0 || idx >= along) im.fail(n, "index " + std::to_string(idx) + " is outside an axis of " + std::to_string(along));
+      for (std::int64_t i = 0; i < inner; ++i) v.push_back((*data.data)[static_cast<std::size_t>((o * along + idx) * inner + i)]);
+    }
+  im.set_output(n, 0, Value::constant(out, std::move(v), data.integral));
+}
+
+void gather(Importer& im, const onnx::NodeProto& n) {
+  const Value& data = im.input(n, 0);
+  const Value& indices = im.input(n, 1);
+  const std::size_t rank = im.full_shape(data).size();
+  const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), rank);
+  if (!data.is_layer() && data.data && !indices.is_layer() && indices.data) return fold_gather(im, n, data, indices, axis);
+  if (!data.is_layer() && !data.weight.empty() && indices.batched()) {
+    // An embedding: rows of a learned table picked by per-sample ids.
+    if (data.dims.size() != 2 || axis != 0) im.fail(n, "gathers from a table that is not [rows, width] along axis 0");
+    ir::Attrs attrs{{"num", data.dims[0]}, {"dim", data.dims[1]}};
+    const auto owner = im.owner(data.weight);
+    if (owner) attrs.set("tied", static_cast<std::int64_t>(*owner));
+    const Value y = im.emit("embedding", {indices}, std::move(attrs), n, indices.batch_axis, data.weight.size() > 7 && data.weight.ends_with(".weight") ? data.weight.substr(0, data.weight.size() - 7) : std::string());
+    if (!owner) im.set_owner(data.weight, y.layer);
+    return im.set_output(n, 0, y);
+  }
+  if (indices.is_layer() || !indices.data) im.fail(n, "gathers data by indices computed from data; Ridge models embeddings (a learned table, per-sample ids) and fixed indices");
+  const Value x = im.materialize(n, 0);
+  const std::int64_t ps_axis = im.per_sample_axis(x, axis, n);
+  const ir::Shape full = im.full_shape(x);
+  const std::int64_t along = full[static_cast<std::size_t>(axis)];
+  Ints idx;
+  for (const double d : *indices.data) {
+    std::int64_t i = as_int(d, describe(n) + ": an index");
+    if (i < 0) i += along;
+    if (i < 0 || i >= along) im.fail(n, "index " + std::to_string(i) + " is outside an axis of " + std::to_string(along));
+    idx.push_back(i);
+  }
+  if (idx.empty()) im.fail(n, "gathers nothing");
+  bool contiguous = true;
+  for (std::size_t i = 1; i < idx.size(); ++i) contiguous = contiguous && idx[i] == idx[i - 1] + 1;
+  const auto count = static_cast<std::int64_t>(idx.size());
+  const Value picked = contiguous ? im.emit("slice", {x}, {{"start", idx[0]}, {"size", count}, {"axis", ps_axis}}, n, x.batch_axis)
+                                  : im.emit("gather", {x}, {{"count", count}, {"axis", ps_axis}}, n, x.batch_axis);
+  // ONNX: data.shape[:axis] + indices.shape + data.shape[axis+1:]
+  ir::Shape out(full.begin(), full.begin() + axis);
+  out.insert(out.end(), indices.dims.begin(), indices.dims.end());
+  out.insert(out.end(), full.begin() + axis + 1, full.end());
+  int batch_axis = x.batch_axis;
+  if (batch_axis > axis) batch_axis += static_cast<int>(indices.dims.size()) - 1;
+  im.set_output(n, 0, reshaped(im, n, picked, out, batch_axis, ".reshape"));
+}
+
+void unsqueeze(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  ir::Shape full = im.full_shape(x);
+  Ints axes = axes_of(im, n, 1);
+  const std::size_t rank = full.size() + axes.size();
+  for (auto& a : axes) a = normalise_axis(im, n, a, rank);
+  std::sort(axes.begin(), axes.end());
+  int batch_axis = x.is_layer() ? x.batch_axis : -1;
+  for (const auto a : axes) {
+    if (static_cast<std::size_t>(a) > full.size()) im.fail(n, "axis out of range");
+    full.insert(full.begin() + a, 1);
+    if (batch_axis >= 0 && a <= batch_axis) ++batch_axis;
+  }
+  if (!x.is_layer()) {
+    Value v = x;
+    v.dims = full;
+    v.weight.clear();
+    if (!x.data) v.weight = x.weight;   // a learned tensor seen through a view keeps its name
+    return im.set_output(n, 0, v);
+  }
+  im.set_output(n, 0, reshaped(im, n, x, full, batch_axis));
+}
+
+void squeeze(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const ir::Shape full = im.full_shape(x);
+  Ints axes = axes_of(im, n, 1);
+  const int batch = x.is_layer() ? x.batch_axis : -1;
+  if (axes.empty())
+    for (std::size_t i = 0; i < full.size(); ++i)
+      if (full[i] == 1 && static_cast<int>(i) != batch) axes.push_back(static_cast<std::int64_t>(i));
+  for (auto& a : axes) {
+    a = normalise_axis(im, n, a, full.size());
+    if (a == batch) im.fail(n, "squeezes the batch axis");
+    if (full[static_cast<std::size_t>(a)] != 1) im.fail(n, "squeezes an axis of size " + std::to_string(full[static_cast<std::size_t>(a)]));
+  }
+  ir::Shape out;
+  int batch_axis = -1;
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(i)) != axes.end()) continue;
+    if (static_cast<int>(i) == batch) batch_axis = static_cast<int>(out.size());
+    out.push_back(full[i]);
+  }
+  if (!x.is_layer()) {
+    Value v = x;
+    v.dims = out;
+    return im.set_output(n, 0, v);
+  }
+  im.set_output(n, 0, reshaped(im, n, x, out, batch_axis));
+}
+
+void concat(Importer& im, const onnx::NodeProto& n) {
+  bool folded = true;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Value& v = im.input(n, i);
+    folded = folded && !v.is_layer() && v.data.has_value();
+  }
+  const std::size_t rank = im.full_shape(im.input(n, 0)).size();
+  const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), std::max<std::size_t>(rank, 1));
+  if (folded && rank == 1) {   // shape arithmetic; constant tensors of higher rank are not folded
+    std::vector<double> data;
+    bool integral = true;
+    for (int i = 0; i < n.input_size(); ++i) {
+      const Value& v = im.input(n, i);
+      if (v.dims.size() != 1) im.fail(n, "concatenates constants of different ranks");
+      data.insert(data.end(), v.data->begin(), v.data->end());
+      integral = integral && v.integral;
+      if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements");
+    }
+    const auto count = static_cast<std::int64_t>(data.size());
+    return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
+  }
+  if (n.input_size() == 1 && im.input(n, 0).is_layer()) return im.set_output(n, 0, im.input(n, 0));   // torch.cat of one
+  // Pieces of learned tensors (an LSTM's gates reordered by Slice and Concat): a learned tensor
+  // again, known by its shape.
+  bool all_const = true, any_absent = false, all_learned = true;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Value& v = im.input(n, i);
+    all_const = all_const && !v.is_layer();
+    any_absent = any_absent || !v.data;
+    all_learned = all_learned && !v.weight.empty();
+  }
+  const bool learned = n.input_size() > 0 && all_const && (any_absent || (all_learned && im.full_shape(im.input(n, 0)).size() > 1));
+  if (learned) {
+    Value v = im.input(n, 0);
+    const std::int64_t a = normalise_axis(im, n, attr_int(n, "axis", 0), v.dims.size());
+    for (int i = 1; i < n.input_size(); ++i) {
+      const Value& w = im.input(n, i);
+      if (w.dims.size() != v.dims.size()) im.fail(n, "concatenates tensors of different ranks");
+      v.dims[static_cast<std::size_t>(a)] += w.dims[static_cast<std::size_t>(a)];
+    }
+    element_count_checked(v.dims, describe(n));
+    v.slices.clear();
+    v.data.reset();
+    return im.set_output(n, 0, v);
+  }
+  std::vector<Value> xs;
+  const Value* lead = nullptr;
+  for (int i = 0; i < n.input_size(); ++i) {
+    xs.push_back(im.materialize(n, i));
+    if (xs.back().batched() && !lead) lead = &im.input(n, i);
+  }
+  int batch_axis = -1;
+  std::int64_t ps_axis = axis;
+  if (lead) {
+    const Value first_batched = *std::find_if(xs.begin(), xs.end(), [](const Value& v) { return v.batched(); });
+    batch_axis = first_batched.batch_axis;
+    ps_axis = im.per_sample_axis(first_batched, axis, n);
+    for (auto& v : xs) {
+      if (!v.batched()) im.fail(n, "concatenates a learned tensor with per-sample data (expand it over the batch first)");
+      if (v.batch_axis != batch_axis) im.fail(n, "concatenates tensors whose batch axes do not line up");
+    }
+  }
+  im.set_output(n, 0, im.emit("concat", xs, {{"axis", ps_axis}}, n, batch_axis));
+}
+
+void reshape(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const std::vector<double> target_raw = im.const_data(n, 1);
+  const ir::Shape full = im.full_shape(x);
+  const bool allowzero = attr_int(n, "allowzero", 0) != 0;
+  const int in_batch = x.is_layer() ? x.batch_axis : -1;
+  // Resolve 0 (copy the input's axis) and find the batch among the target's entries.
+  std::vector<double> t = target_raw;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t[i] == 0 && !allowzero) {
+      if (i >= full.size()) im.fail(n, "copies axis " + std::to_string(i) + " that the input does not have");
+      t[i] = static_cast<int>(i) == in_batch ? kBatch : static_cast<double>(full[i]);
+    }
+  if (!x.is_layer() || in_batch < 0) {
+    ir::Shape out;
+    for (const double d : t) out.push_back(as_int(d, describe(n) + ": the target shape"));
+    if (!x.is_layer()) {
+      const std::int64_t total = element_count_checked(full, describe(n));
+      std::int64_t known = 1;
+      for (const auto d : out) known *= d == -1 ? 1 : d;
+      for (auto& d : out)
+        if (d == -1) d = known ? total / known : 0;
+      Value v = x;
+      v.dims = out;
+      element_count_checked(out, describe(n));
+      return im.set_output(n, 0, v);
+    }
+    return im.set_output(n, 0, im.emit("reshape", {x}, {{"shape", out}}, n, -1));
+  }
+  int batch_axis = -1;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (is_batch(t[i])) {
+      if (batch_axis >= 0) im.fail(n, "puts the batch size on two axes");
+      batch_axis = static_cast<int>(i);
+    }
+  if (batch_axis < 0) {
+    // A target written with numbers only: [-1, ...] or the declared batch on axis 0 keeps the batch there.
+    const bool lead_batch = !t.empty() && (t[0] == -1 || (im.declared_batch() > 0 && t[0] == im.declared_batch()));
+    if (!lead_batch || in_batch != 0)
+      im.fail(n, "reshapes to " + [&] {
+        std::string s;
+        for (const double d : target_raw) s += (s.empty() ? "" : ", ") + (is_batch(d) ? std::string("batch") : std::to_string(static_cast<std::int64_t>(d)));
+        return "[" + s + "]";
+      }() + ", which moves or merges the batch axis");
+    batch_axis = 0;
+    if (t[0] == -1) {
+      for (std::size_t i = 1; i < t.size(); ++i)
+        if (t[i] == -1) im.fail(n, "infers two axes (-1) and the batch");
+    }
+  }
+  ir::Shape out;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    out.push_back(static_cast<int>(i) == batch_axis ? -1 : as_int(t[i], describe(n) + ": the target shape"));
+  ir::Shape per_sample = out;
+  per_sample.erase(per_sample.begin() + batch_axis);
+  if (per_sample.empty()) per_sample = {1};
+  if (per_sample == im.ir_shape(x)) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis));
+  im.set_output(n, 0, im.emit("reshape", {x}, {{"shape", per_sample}}, n, batch_axis));
+}
+
+void flatten(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const ir::Shape full = im.full_shape(x);
+  std::int64_t axis = attr_int(n, "axis", 1);   // in [-rank, rank]
+  if (axis < 0) axis += static_cast<std::int64_t>(full.size());
+  if (axis < 0 || axis > static_cast<std::int64_t>(full.size())) im.fail(n, "axis is outside the input's rank");
+  if (!x.is_layer()) {
+    Value v = x;
+    std::int64_t a = 1, b = 1;
+    for (std::size_t i = 0; i < full.size(); ++i) (static_cast<std::int64_t>(i) < axis ? a : b) *= full[i];
+    v.dims = {a, b};
+    return im.set_output(n, 0, v);
+  }
+  if (x.batch_axis != 0 || axis != 1) im.fail(n, "flattens the batch axis together with others (axis " + std::to_string(axis) + ")");
+  if (im.ir_shape(x).size() == 1) return im.set_output(n, 0, x);
+  im.set_output(n, 0, im.emit("flatten", {x}, {}, n, 0));
+}
+
+void transpose(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const ir::Shape full = im.full_shape(x);
+  Ints perm = attr_ints(n, "perm").value_or(Ints{});
+  if (perm.empty())
+    for (std::size_t i = full.size(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+  if (perm.size() != full.size()) im.fail(n, "perm does not name every axis");
+  std::vector<bool> seen(full.size(), false);
+  for (auto& p : perm) {
+    p = normalise_axis(im, n, p, full.size());
+    if (seen[static_cast<std::size_t>(p)]) im.fail(n, "perm names an axis twice");
+    seen[static_cast<std::size_t>(p)] = true;
+  }
+  if (!x.is_layer()) {
+    Value v = x;
+    for (std::size_t i = 0; i < perm.size(); ++i) v.dims[i] = full[static_cast<std::size_t>(perm[i])];
+    if (v.data) v.data = permute_data(*x.data, full, perm);
+    return im.set_output(n, 0, v);
+  }
+  int batch_axis = -1;
+  Ints per_sample;
+  for (std::size_t j = 0; j < perm.size(); ++j) {
+    if (x.batch_axis >= 0 && perm[j] == x.batch_axis) {
+      batch_axis = static_cast<int>(j);
+      continue;
+    }
+    per_sample.push_back(x.batch_axis >= 0 && perm[j] > x.batch_axis ? perm[j] - 1 : perm[j]);
+  }
+  Ints identity(per_sample.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (per_sample == identity) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis));
+  im.set_output(n, 0, im.emit("permute", {x}, {{"dims", per_sample}}, n, batch_axis));
+}
+
+struct SliceSpec {
+  Ints starts, ends, axes, steps;
+};
+
+SliceSpec slice_spec(Importer& im, const onnx::NodeProto& n, std::size_t rank) {
+  SliceSpec s;
+  if (im.opset() >= 10) {
+    s.starts = as_ints(im.input(n, 1), describe(n) + ": starts");
+    s.ends = as_ints(im.input(n, 2), describe(n) + ": ends");
+    if (im.has_input(n, 3)) s.axes = as_ints(im.input(n, 3), describe(n) + ": axes");
+    if (im.has_input(n, 4)) s.steps = as_ints(im.input(n, 4), describe(n) + ": steps");
+  } else {
+    s.starts = attr_ints(n, "starts").value_or(Ints{});
+    s.ends = attr_ints(n, "ends").value_or(Ints{});
+    s.axes = attr_ints(n, "axes").value_or(Ints{});
+  }
+  if (s.axes.empty())
+    for (std::size_t i = 0; i < s.starts.size(); ++i) s.axes.push_back(static_cast<std::int64_t>(i));
+  if (s.steps.empty()) s.steps.assign(s.starts.size(), 1);
+  if (s.ends.size() != s.starts.size() || s.axes.size() != s.starts.size() || s.steps.size() != s.starts.size())
+    im.fail(n, "starts, ends, axes and steps differ in length");
+  for (auto& a : s.axes) a = normalise_axis(im, n, a, rank);
+  return s;
+}
+
+// [start, end) of one axis of size `dim` after ONNX's clamping (step 1).
+std::pair<std::int64_t, std::int64_t> clamp_range(std::int64_t start, std::int64_t end, std::int64_t dim) {
+  if (start < 0) start = start < -dim ? 0 : start + dim;
+  if (end < 0) end = end < -dim ? 0 : end + dim;
+  start = std::clamp<std::int64_t>(start, 0, dim);
+  end = std::clamp<std::int64_t>(end, start, dim);
+  return {start, end};
+}
+
+void slice(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const ir::Shape full = im.full_shape(x);
+  const SliceSpec s = slice_spec(im, n, full.size());
+  for (const auto step : s.steps)
+    if (step != 1) im.fail(n, "slices with step " + std::to_string(step) + "; Ridge slices with step 1");
+  if (!x.is_layer()) {
+    Value v = x;
+    ir::Shape dims = full;
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges(full.size());
+    for (std::size_t i = 0; i < full.size(); ++i) ranges[i] = {0, full[i]};
+    for (std::size_t k = 0; k < s.axes.size(); ++k) {
+      const auto a = static_cast<std::size_t>(s.axes[k]);
+      ranges[a] = clamp_range(s.starts[k], s.ends[k], full[a]);
+      dims[a] = ranges[a].second - ranges[a].first;
+    }
+    v.dims = dims;
+    if (x.data) {
+      std::vector<double> out;
+      const std::int64_t count = element_count_checked(dims, describe(n));
+      std::vector<std::int64_t> coord(full.size(), 0);
+      for (std::int64_t flat = 0; flat < count; ++flat) {
+        std::int64_t rest = flat, src = 0, stride = 1;
+        for (std::size_t i = full.size(); i-- > 0;) {
+          const std::int64_t c = rest % dims[i] + ranges[i].first;
+          rest /= dims[i];
+          src += c * stride;
+          stride *= full[i];
+        }
+        out.push_back((*x.data)[static_cast<std::size_t>(src)]);
+      }
+      v.data = std::move(out);
+    } else if (!x.weight.empty()) {
+      // A slice of a learned tensor whose values are not here: recorded, made a layer when read.
+      v.weight = x.weight;
+      if (v.slices.empty()) v.base_dims = full;
+      for (std::size_t k = 0; k < s.axes.size(); ++k) {
+        const auto a = static_cast<std::size_t>(s.axes[k]);
+        v.slices.push_back({s.axes[k], ranges[a].first, dims[a]});   // a view torch takes, whole or not
+      }
+    }
+    return im.set_output(n, 0, v);
+  }
+  Value y = x;
+  for (std::size_t k = 0; k < s.axes.size(); ++k) {
+    const auto a = static_cast<std::size_t>(s.axes[k]);
+    if (x.batch_axis == static_cast<int>(a)) {
+      if (s.starts[k] == 0 && s.ends[k] >= std::numeric_limits<std::int32_t>::max()) continue;
+      im.fail(n, "slices the batch axis");
+    }
+    const auto [start, end] = clamp_range(s.starts[k], s.ends[k], full[a]);
+    if (start == 0 && end == full[a]) continue;
+    if (end <= start) im.fail(n, "slices an empty range");
+    y = im.emit("slice", {y}, {{"start", start}, {"size", end - start}, {"axis", im.per_sample_axis(x, s.axes[k], n)}}, n,
+                x.batch_axis);
+  }
+  im.set_output(n, 0, y);
+}
+
+void split(Importer& im, const onnx::NodeProto& n) {
+  const Value x = im.materialize(n, 0);
+  const ir::Shape full = im.full_shape(x);
+  const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), full.size());
+  const std::int64_t ps_axis = im.per_sample_axis(x, axis, n);
+  Ints sizes = im.has_input(n, 1) ? as_ints(im.input(n, 1), describe(n) + ": split") : attr_ints(n, "split").value_or(Ints{});
+  const std::int64_t dim = full[static_cast<std::size_t>(axis)];
+  if (sizes.empty()) {
+    const std::int64_t parts = n.output_size();
+    const std::int64_t each = (dim + parts - 1) / parts;
+    for (std::int64_t i = 0, left = dim; i < parts; ++i, left -= each) sizes.push_back(std::min(each, left));
+  }
+  if (static_cast<int>(sizes.size()) != n.output_size() || std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0}) != dim)
+    im.fail(n, "split sizes do not add up to the axis (" + std::to_string(dim) + ")");
+  std::int64_t start = 0;
+  for (int i = 0; i < n.output_size(); ++i) {
+    const std::int64_t size = sizes[static_cast<std::size_t>(i)];
+    if (size < 1) im.fail(n, "makes an empty piece");
+    im.set_output(n, i, im.emit("slice", {x}, {{"start", start}, {"size", size}, {"axis", ps_axis}}, n, x.batch_axis,
+                                "." + std::to_string(i)));
+    start += size;
+  }
+}
+
+void expand(Importer& im, const onnx::NodeProto& n) {
+  const Value& x = im.input(n, 0);
+  const std::vector<double> target = im.const_data(n, 1);
+  const ir::Shape full = im.full_shape(x);
+  const std::size_t rank = std::max(full.size(), target.size());
+  int batch_axis = -1;
+  ir::Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t have = i < rank - full.size() ? 1 : full[i - (rank - full.size())];
+    const double want = i < rank - target.size() ? 1.0 : target[i - (rank - target.size())];
+    if (have == -1 || is_batch(want)) {
+      if (batch_axis >= 0) im.fail(n, "puts the batch on two axes");
+      batch_axis = static_cast<int>(i);
+      out[i] = -1;
+      continue;
+    }
+    const std::int64_t w = as_int(want, describe(n) + ": the shape");
+    out[i] = have == 1 ? std::max<std::int64_t>(w, 1) : have;
+    if (w != 1 && have != 1 && w != have) im.fail(n, "cannot expand " + ir::to_string(full) + " to the target shape");
+  }
+  if (!x.is_layer() && x.data && batch_axis < 0) {
+    const std::int64_t count = element_count_checked(out, describe(n));
+    if (count > kMaxFoldedElements) im.fail(n, "folds to too many elements");
+    Value ones = Value::constant(out, std::vector<double>(static_cast<std::size_t>(count), 0.0), x.integral);
+    return im.set_output(n, 0, fold_binary(x, ones, [](double a, double) { return a; }, describe(n)));
+  }
+  const Value v = im.materialize(n, 0);
+  if (batch_axis < 0) {
+    if (out == full) return im.set_output(n, 0, v);
+    return im.set_output(n, 0, im.emit("expand", {v}, {{"shape", out}}, n, -1));
+  }
+  if (batch_axis != 0) im.fail(n, "expands over a batch that is not on axis 0");
+  ir::Shape per_sample(out.begin() + 1, out.end());
+  if (per_sample.empty()) per_sample = {1};
+  Value base = v;
+  if (!v.batched()) {
+    // A learned tensor broadcast over the batch (ViT's class token): per sample it is itself.
+    const ir::Shape mine = im.ir_shape(v);
+    if (mine.size() == rank) {
+      if (mine[0] != 1) im.fail(n, "expands a learned tensor over the batch along an axis that is not 1");
+      base = reshaped(im, n, v, ir::Shape(mine.begin(), mine.end()), 0, ".squeeze");
+    }
+    base.batch_axis = 0;
+  }
+  if (im.ir_shape(base) == per_sample) return im.set_output(n, 0, Value::of_layer(base.layer, 0));
+  im.set_output(n, 0, im.emit("expand", {base}, {{"shape", per_sample}}, n, 0));
+}
+
+void constant_of_shape(Importer& im, const onnx::NodeProto& n) {
+  const std::vector<double>& raw = im.const_data(n, 0);
+  if (std::any_of(raw.begin(), raw.end(), is_batch)) {
+    // A per-batch constant (an LSTM's zero initial state): its shape is known but for the batch; it
+    // may be read where Ridge ignores it, never as data.
+    ir::Shape dims;
+    for (const double d : raw) dims.push_back(is_batch(d) ? 1 : as_int(d, describe(n) + ": the shape"));
+    Value v;
+    v.dims = dims;
+    return im.set_output(n, 0, v);
+  }
+  const ir::Shape dims = as_ints(im.input(n, 0), describe(n) + ": the shape");
+  const std::int64_t count = element_count_checked(dims, describe(n));
+  if (count > kMaxFoldedElements) im.fail(n, "makes a constant of " + std::to_string(count) + " elements; Ridge folds at most " + std::to_string(kMaxFoldedElements));
+  double fill = 0;
+  bool integral = false;
+  if (const auto* a = attribute(n, "value")) {
+    const Value v = read_tensor(a->t(), describe(n));
+    if (v.data && !v.data->empty()) fill = v.data->front();
+    integral = v.integral;
+  }
+  im.set_output(n, 0, Value::constant(dims, std::vector<double>(static_cast<std::size_t>(count), fill), integral));
+}
+
+void range(Importer& im, const onnx::NodeProto& n) {
+  const double start = im.const_data(n, 0).at(0), limit = im.const_data(n, 1).at(0), delta = im.const_data(n, 2).at(0);
+  if (is_batch(start) || is_batch(limit) || is_batch(delta) || delta == 0) im.fail(n, "a range whose bounds depend on the batch, or with step 0");
+  const double count = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (count > static_cast<double>(kMaxFoldedElements)) im.fail(n, "makes a range of more than " + std::to_string(kMaxFoldedElements) + " elements");
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) v.push_back(start + static_cast<double>(i) * delta);
+  im.set_output(n, 0, Value::constant({static_cast<std::int64_t>(v.size())}, std::move(v), im.input(n, 0).integral));
+}
+
+// Element-wise ops that appear only in shape arithmetic: folded, never data.
+template <double (*F)(double, double)>
+void fold_only(Importer& im, const onnx::NodeProto& n) {
+  const Value& a = im.input(n, 0);
+  const Value& b = im.input(n, 1);
+  if (a.is_layer() || b.is_layer() || !a.data || !b.data) im.fail(n, "is applied to data; Ridge folds it only in shape arithmetic");
+  Value v = fold_binary(a, b, F, describe(n));
+  im.set_output(n, 0, v);
+}
+double equal_(double a, double b) { return a == b ? 1 : 0; }
+double less_(double a, double b) { return a < b ? 1 : 0; }
+double greater_(double a, double b) { return a > b ? 1 : 0; }
+double min_(double a, double b) { return std::min(a, b); }
+double max_(double a, double b) { return std::max(a, b); }
+
+template <double (*F)(double)>
+void fold_unary(Importer& im, const onnx::NodeProto& n) {
+  Value v = im.input(n, 0);
+  if (v.is_layer()) im.fail(n, "is applied to data; Ridge folds it only in shape arithmetic");
+  if (v.data)
+    for (double& d : *v.data) d = F(d);
+  v.weight.clear();   // a constant computed from a buffer (a mask): known in shape, not learned
+  v.slices.clear();
+  im.set_output(n, 0, v);
+}
+double neg_(double a) { return -a; }
+double floor_(double a) { return std::floor(a); }
+double ceil_(double a) { return std::ceil(a); }
+double not_(double a) { return a == 0 ? 1 : 0; }
+
+void where(Importer& im, const onnx::NodeProto& n) {
+  const Value& c = im.input(n, 0);
+  const Value& a = im.input(n, 1);
+  const Value& b = im.input(n, 2);
+  // masked_fill by a fixed mask (causal attention): the additive mask it equals, one add per element.
+  if (!c.is_layer() && (a.is_layer() != b.is_layer())) {
+    const Value& x = a.is_layer() ? a : b;
+    const Value& fill = a.is_layer() ? b : a;
+    if (!fill.is_layer() && fill.data && fill.data->size() == 1) {
+      const auto out = broadcast(im.full_shape(x), c.dims);
+      if (!out || *out != im.full_shape(x)) im.fail(n, "its mask widens the data it selects from");
+      return im.set_output(n, 0, im.emit("add", {x}, {{"b", 0.0}}, n, x.batch_axis, ".masked_fill"));
+    }
+  }
+  if (c.is_layer() || a.is_layer() || b.is_layer() || !c.data || !a.data || !b.data)
+    im.fail(n, "selects between data; Ridge folds Where only in shape arithmetic");
+  const Value ca = fold_binary(c, a, [](double cond, double x) { return cond != 0 ? x : kBatch; }, describe(n));
+  const Value cb = fold_binary(c, b, [](double cond, double y) { return cond != 0 ? kBatch : y; }, describe(n));
+  Value out = fold_binary(ca, cb, [](double x, double y) { return is_batch(x) ? y : x; }, describe(n));
+  out.integral = a.integral && b.integral;
+  im.set_output(n, 0, out);
+}
+
+}  // namespace
+
+void add_shape_converters(std::map<std::string, Converter>& t) {
+  t["Constant"] = constant;
+  t["Shape"] = shape;
+  t["Size"] = size;
+  t["Identity"] = identity;
+  t["Cast"] = cast;
+  t["Gather"] = gather;
+  t["Unsqueeze"] = unsqueeze;
+  t["Squeeze"] = squeeze;
+  t["Concat"] = concat;
+  t["Reshape"] = reshape;
+  t["Flatten"] = flatten;
+  t["Transpose"] = transpose;
+  t["Slice"] = slice;
+  t["Split"] = split;
+  t["Expand"] = expand;
+  t["ConstantOfShape"] = constant_of_shape;
+  t["Range"] = range;
+  t["Equal"] = fold_only<equal_>;
+  t["Less"] = fold_only<less_>;
+  t["Greater"] = fold_only<greater_>;
+  t["Min"] = fold_only<min_>;
+  t["Max"] = fold_only<max_>;
+  t["Neg"] = fold_unary<neg_>;
+  t["Floor"] = fold_unary<floor_>;
+  t["Ceil"] = fold_unary<ceil_>;
+  t["Not"] = fold_unary<not_>;
+  t["Where"] = where;
+}
+
+const std::map<std::string, Converter>& converters() {
+  static const std::map<std::string, Converter> table = [] {
+    std::map<std::string, Converter> t;
+    add_op_converters(t);
+    add_shape_converters(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace ridge::lang::onnx_import

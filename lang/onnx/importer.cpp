@@ -1,0 +1,274 @@
+// The importer's core: graph inputs, values, naming, and the node loop.
+#include "importer.hpp"
+
+#include "ir/ops.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ridge::lang::onnx_import {
+namespace {
+
+bool is_sequence_name(const std::string& name) {
+  return name == "seq_len" || name == "sequence" || name == "sequence_length" || name == "seq";
+}
+
+// The graph's one data input: a graph input that is not an initializer and is read by some node.
+const onnx::ValueInfoProto& data_input(const Graph& g) {
+  std::set<std::string> initializers;
+  for (const auto& t : g.graph().initializer()) initializers.insert(t.name());
+  const onnx::ValueInfoProto* found = nullptr;
+  std::string all;
+  for (const auto& v : g.graph().input()) {
+    if (initializers.count(v.name()) || !g.consumers.count(v.name())) continue;
+    all += (all.empty() ? "" : ", ") + v.name();
+    if (found) throw OnnxError("the graph takes several inputs (" + all + "); a Ridge network takes one");
+    found = &v;
+  }
+  if (!found) throw OnnxError("the graph has no input that a node reads");
+  return *found;
+}
+
+// The input's per-sample shape: axis 0 is the batch; every other axis a number or a bound name.
+ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_batch) {
+  const onnx::ValueInfoProto& in = data_input(g);
+  if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+    throw OnnxError("graph input '" + in.name() + "' declares no tensor shape");
+  const auto& dims = in.type().tensor_type().shape().dim();
+  if (dims.size() < 2)
+    throw OnnxError("graph input '" + in.name() + "' has " + std::to_string(dims.size()) +
+                    " axes; Ridge reads axis 0 as the batch, so an input needs at least two");
+  if (static_cast<std::size_t>(dims.size()) > kMaxRank) throw OnnxError("graph input '" + in.name() + "' has too many axes");
+  declared_batch = dims[0].has_dim_value() ? static_cast<int>(std::clamp<std::int64_t>(dims[0].dim_value(), 0, 1 << 30)) : 0;
+  ir::Shape shape;
+  for (int i = 1; i < dims.size(); ++i) {
+    const auto& d = dims[i];
+    std::int64_t v = 0;
+    if (d.has_dim_value()) {
+      v = d.dim_value();
+    } else {
+      const std::string& name = d.dim_param();
+      auto bound = options.dims.find(name);
+      if (bound == options.dims.end() && is_sequence_name(name)) bound = options.dims.find("seq_len");
+      if (name.empty() || bound == options.dims.end())
+        throw OnnxError("axis " + std::to_string(i) + " of graph input '" + in.name() + "' is symbolic ('" + name +
+                        "'): bind it with --dim " + (name.empty() ? "NAME" : name) + "=N" +
+                        (is_sequence_name(name) ? " or --seq-len N" : ""));
+      v = bound->second;
+    }
+    if (v < 1 || v > ir::kMaxDimension)
+      throw OnnxError("axis " + std::to_string(i) + " of graph input '" + in.name() + "' is " + std::to_string(v) +
+                      "; dimensions lie in 1 .. " + std::to_string(ir::kMaxDimension));
+    shape.push_back(v);
+  }
+  element_count_checked(shape, "graph input '" + in.name() + "'");
+  return shape;
+}
+
+std::string graph_name(const Graph& g) {
+  std::string name = g.graph().name();
+  if (name.empty()) name = "onnx";
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return name;
+}
+
+}  // namespace
+
+Importer::Importer(const Graph& graph, const OnnxOptions& options)
+    : graph_(graph), options_(options), builder_(graph_name(graph), input_shape(graph, options, input_batch_)) {}
+
+void Importer::fail(const onnx::NodeProto& n, const std::string& why) const { throw OnnxError(describe(n) + ": " + why); }
+
+const Value& Importer::input(const onnx::NodeProto& n, int i) const {
+  if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
+  const auto v = values_.find(n.input(i));
+  if (v == values_.end()) fail(n, "input '" + n.input(i) + "' is not available (it comes from a node Ridge skipped)");
+  return v->second;
+}
+
+void Importer::set_output(const onnx::NodeProto& n, int i, Value v) {
+  if (i >= n.output_size() || n.output(i).empty()) return;
+  if (!v.is_layer() && v.data) {
+    folded_ += static_cast<std::int64_t>(v.data->size());
+    if (folded_ > kMaxFoldedTotal)
+      fail(n, "the constants folded at import hold more than " + std::to_string(kMaxFoldedTotal) + " elements together");
+  }
+  values_.insert_or_assign(n.output(i), std::move(v));
+}
+
+int Importer::consumers(const std::string& value) const {
+  const auto c = graph_.consumers.find(value);
+  return c == graph_.consumers.end() ? 0 : c->second;
+}
+
+ir::Shape Importer::full_shape(const Value& v) const {
+  if (!v.is_layer()) return v.dims;
+  ir::Shape s = builder_.shape(v.layer);
+  if (v.batch_axis >= 0) s.insert(s.begin() + std::min<std::ptrdiff_t>(v.batch_axis, static_cast<std::ptrdiff_t>(s.size())), -1);
+  return s;
+}
+
+const std::vector<double>& Importer::const_data(const onnx::NodeProto& n, int i) const {
+  const Value& v = input(n, i);
+  if (v.is_layer() || !v.data) fail(n, "input '" + n.input(i) + "' must be a constant known at import (Ridge folds shape arithmetic, not data)");
+  return *v.data;
+}
+
+std::optional<ir::LayerId> Importer::owner(const std::string& weight) const {
+  const auto o = owners_.find(weight);
+  if (o == owners_.end()) return std::nullopt;
+  return o->second;
+}
+
+Value Importer::materialize(const onnx::NodeProto& n, int i) { return materialize(input(n, i), n); }
+
+Value Importer::materialize(const Value& v, const onnx::NodeProto& n) {
+  if (v.is_layer()) return v;
+  if (!v.weight.empty()) {
+    Value p;
+    if (const auto o = owner(v.weight)) {
+      if (!parameters_.count(*o))
+        fail(n, "initializer '" + v.weight + "' is already the weights of another layer and cannot also be read as data");
+      p = Value::of_layer(*o, -1);
+    } else {
+      const ir::Shape& dims = v.slices.empty() ? v.dims : v.base_dims;
+      p = emit("parameter", {}, {{"shape", dims.empty() ? ir::Shape{1} : dims}}, n, -1, v.weight);
+      set_owner(v.weight, p.layer);
+      parameters_.insert(p.layer);
+    }
+    for (const auto& [axis, start, size] : v.slices)
+      p = emit("slice", {p}, {{"start", start}, {"size", size}, {"axis", axis}}, n, -1, v.weight + ".slice");
+    return p;
+  }
+  fail(n, "a constant tensor of shape " + ir::to_string(v.dims) +
+              " is used as data; Ridge models learned tensors (initializers) and numbers, not constant tensors");
+}
+
+std::int64_t Importer::per_sample_axis(const Value& v, std::int64_t axis, const onnx::NodeProto& n) const {
+  const auto rank = static_cast<std::int64_t>(full_shape(v).size());
+  if (axis < -rank || axis >= rank) fail(n, "axis " + std::to_string(axis) + " is outside a rank-" + std::to_string(rank) + " tensor");
+  if (axis < 0) axis += rank;
+  if (v.batch_axis < 0 || !v.is_layer()) return axis;
+  if (axis == v.batch_axis) fail(n, "works across the batch (axis " + std::to_string(axis) + "), which Ridge keeps out of the graph");
+  return axis > v.batch_axis ? axis - 1 : axis;
+}
+
+std::string Importer::unique_name(std::string base) {
+  if (base.empty() || base == "input") base = "node";
+  std::string name = base;
+  for (int k = 2; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+  names_.insert(name);
+  return name;
+}
+
+namespace {
+
+// torch.onnx.export (1.13 on) names nodes by the module scope they ran in, `/layer1/layer1.0/relu/Relu`
+// (each scope the module's name, sometimes already qualified by its parent's): that gives
+// `layer1.0.relu`. Other names are kept as they are; a node without one is named by its op.
+std::string module_path(const onnx::NodeProto& n) {
+  const std::string& name = n.name();
+  if (name.empty()) return n.op_type();
+  if (name[0] != '/') return name;
+  std::vector<std::string> parts;
+  for (std::size_t at = 1; at <= name.size();) {
+    const std::size_t slash = std::min(name.find('/', at), name.size());
+    parts.push_back(name.substr(at, slash - at));
+    at = slash + 1;
+  }
+  parts.pop_back();   // the op's own name ("Relu", "Add_1")
+  std::string path;
+  for (const std::string& p : parts) {
+    if (p.empty()) continue;
+    path = path.empty() || p.rfind(path + ".", 0) == 0 ? p : path + "." + p;
+  }
+  if (path.empty()) {
+    path = n.op_type();
+    for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return path;
+}
+
+// torch.onnx.export names initializers by module path: `layer1.0.conv1.weight`. That path names the
+// layer; failing that, the node's own name does.
+std::string name_for(const onnx::NodeProto& n) {
+  for (int i = 1; i < n.input_size(); ++i) {
+    const std::string& in = n.input(i);
+    for (const std::string suffix : {".weight", ".bias", ".weight_ih_l0", ".in_proj_weight"})
+      if (in.size() > suffix.size() && in.compare(in.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return in.substr(0, in.size() - suffix.size());
+  }
+  return module_path(n);
+}
+
+}  // namespace
+
+Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs attrs, const onnx::NodeProto& n, int batch_axis,
+                     const std::string& name_hint) {
+  std::vector<ir::LayerId> ids;
+  for (const Value& v : inputs) {
+    if (!v.is_layer()) fail(n, "internal: an operand is not a layer");
+    ids.push_back(v.layer);
+  }
+  // A hint starting with '.' names a second layer of the node's own: `layer1.0.relu.squeeze`.
+  const std::string name = unique_name(name_hint.empty() ? name_for(n) : name_hint[0] == '.' ? name_for(n) + name_hint : name_hint);
+  try {
+    return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis);
+  } catch (const BuildError& e) {
+    fail(n, std::string("as '") + std::string(op) + "': " + e.what());
+  }
+}
+
+void Importer::add_inputs() {
+  const onnx::ValueInfoProto& in = data_input(graph_);
+  values_.insert_or_assign(in.name(), Value::of_layer(builder_.input(), 0));
+  for (const auto& t : graph_.graph().initializer()) {
+    Value v = read_tensor(t, "initializer '" + t.name() + "'");
+    v.weight = t.name();
+    values_.insert_or_assign(t.name(), std::move(v));
+  }
+}
+
+void Importer::convert(int index) {
+  const onnx::NodeProto& n = graph_.graph().node(index);
+  const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+  const auto& table = converters();
+  const auto c = standard ? table.find(n.op_type()) : table.end();
+  if (c != table.end()) {
+    c->second(*this, n);
+    return;
+  }
+  std::string op = n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type();
+  if (!options_.allow_unknown)
+    fail(n, "Ridge cannot model the ONNX op '" + op + "' (--allow-unknown counts such nodes as free)");
+  // Free: the first data operand passes through as a view, reshaped to the declared output shape
+  // when the file declares one with the same element count.
+  std::optional<Value> through;
+  for (int i = 0; i < n.input_size() && !through; ++i)
+    if (has_input(n, i) && input(n, i).is_layer()) through = input(n, i);
+  if (!through) fail(n, "cannot be counted as free: it reads no data tensor");
+  free_nodes_.push_back(describe(n));
+  for (int i = 0; i < n.output_size(); ++i) set_output(n, i, *through);
+}
+
+ir::Network Importer::run(std::vector<std::string>& free_nodes) {
+  add_inputs();
+  claim_patterns(*this);
+  for (const int index : graph_.order) {
+    if (skipped.count(index)) continue;
+    if (const auto f = fused.find(index); f != fused.end()) {
+      f->second(*this);
+      continue;
+    }
+    convert(index);
+  }
+  const std::string& out = graph_.graph().output(0).name();
+  const auto v = values_.find(out);
+  if (v == values_.end() || !v->second.batched())
+    throw OnnxError("graph output '" + out + "' is not computed from the input; Ridge reports a network's work per sample");
+  free_nodes = free_nodes_;
+  return builder_.finish(v->second.layer);
+}
+
+}  // namespace ridge::lang::onnx_import

@@ -1,0 +1,50 @@
+// libFuzzer target for the ONNX front end: bytes -> protobuf -> import (free unknown ops on every
+// other input) -> simulate and render -> the .net text it writes, which must elaborate to the same
+// layers (a mismatch aborts, so the fuzzer keeps the input).
+#include "fuzz_common.hpp"
+#include "support/fixed_device.hpp"
+
+#include <optional>
+
+namespace {
+
+const ridge::ir::Device& device() {
+  static const ridge::ir::Device d = ridge::lang::parse_device(ridge::testing::kFixedDeviceHw, "fuzz.hw");
+  return d;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ridge;
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  lang::OnnxOptions options;
+  options.dims = {{"seq_len", 16}, {"batch", 2}, {"N", 3}};
+  options.allow_unknown = size % 2 == 1;
+  std::optional<ir::Network> net;
+  try {
+    net = lang::parse_onnx(bytes, "fuzz.onnx", options).network;
+  } catch (const lang::Error&) {
+    return 0;
+  }
+  fuzz::simulate_and_render(*net, device(), 1, ir::Precision::FP32);
+  fuzz::simulate_and_render(*net, device(), engine::kMaxBatch, ir::Precision::INT8);
+  if (net->layers.size() <= 2000) {
+    const std::string text = lang::to_net_text(*net);
+    try {
+      const ir::Network again = lang::parse_network(text, "fuzz-emitted.net");
+      bool same = again.layers.size() == net->layers.size();
+      for (std::size_t i = 0; same && i < again.layers.size(); ++i)
+        same = again.layers[i].op == net->layers[i].op && again.layers[i].attrs == net->layers[i].attrs &&
+               again.layers[i].inputs == net->layers[i].inputs && again.layers[i].output == net->layers[i].output;
+      if (!same) {
+        std::fprintf(stderr, "fuzz: the emitted .net elaborates to other layers\n%s", text.c_str());
+        std::abort();
+      }
+    } catch (const lang::Error& e) {
+      std::fprintf(stderr, "fuzz: the emitted .net does not parse: %s\n%s", e.what(), text.c_str());
+      std::abort();
+    }
+  }
+  return 0;
+}

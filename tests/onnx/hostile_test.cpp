@@ -1,0 +1,187 @@
+// Hostile and mistaken ONNX files, built here through the ONNX protobuf API: every one ends in a
+// lang::Error naming the file and what is wrong (the limits in lang/LANGUAGE.md, "ONNX"), never a
+// crash, a hang or a large allocation.
+#include "onnx_test_util.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace ridge;
+
+namespace {
+
+onnx::ModelProto model(std::vector<std::int64_t> input_dims = {3, 8, 8}) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("hostile");
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* t = in->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->mutable_shape()->add_dim()->set_dim_param("batch");
+  for (const auto d : input_dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  g->add_output()->set_name("y");
+  return m;
+}
+
+onnx::NodeProto* node(onnx::ModelProto& m, const std::string& op, std::vector<std::string> inputs,
+                      std::vector<std::string> outputs, const std::string& name = {}) {
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? op + "_" + std::to_string(m.graph().node_size()) : name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return n;
+}
+
+onnx::TensorProto* initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> dims) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (const auto d : dims) t->add_dims(d);
+  return t;
+}
+
+std::string error_of(const std::string& bytes, const lang::OnnxOptions& o = {}) {
+  try {
+    lang::parse_onnx(bytes, "hostile.onnx", o);
+  } catch (const lang::Error& e) {
+    return e.what();
+  }
+  return {};
+}
+std::string error_of(const onnx::ModelProto& m) { return error_of(m.SerializeAsString()); }
+
+}  // namespace
+
+TEST_CASE("a small model built through the protobuf API imports") {
+  auto m = model();
+  initializer(m, "conv.weight", {16, 3, 3, 3});
+  node(m, "Conv", {"x", "conv.weight"}, {"c"});
+  node(m, "Relu", {"c"}, {"y"});
+  const auto net = lang::parse_onnx(m.SerializeAsString(), "small.onnx").network;
+  CHECK(net.layers.at(net.output).output == ir::Shape{16, 6, 6});
+  CHECK(onnx_test::total_parameters(net) == 16 * 3 * 3 * 3);
+  CHECK(net.name == "small");
+}
+
+TEST_CASE("truncated and corrupt protobufs are refused") {
+  std::ifstream in(onnx_test::fixture("resnet18"), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string whole = ss.str();
+  REQUIRE(whole.size() > 1000);
+  for (std::size_t cut : {whole.size() / 2, whole.size() - 1, std::size_t{17}, std::size_t{1}}) {
+    CAPTURE(cut);
+    CHECK_THAT(error_of(whole.substr(0, cut)), Catch::Contains("hostile.onnx: error:"));
+  }
+  CHECK_THAT(error_of(whole.substr(0, whole.size() / 2)), Catch::Contains("truncated or corrupt"));
+  CHECK_THAT(error_of("this is not a protobuf\xff\xff\xff\xff"), Catch::Contains("hostile.onnx: error:"));
+  CHECK_THAT(error_of(""), Catch::Contains("no graph"));
+}
+
+TEST_CASE("graphs with cycles, dangling inputs or two producers of a value are refused") {
+  auto cycle = model();
+  node(cycle, "Add", {"x", "b"}, {"a"}, "first");
+  node(cycle, "Relu", {"a"}, {"b"}, "second");
+  node(cycle, "Relu", {"a"}, {"y"});
+  CHECK_THAT(error_of(cycle), Catch::Contains("cycle through"));
+
+  auto dangling = model();
+  node(dangling, "Relu", {"nowhere"}, {"y"}, "r");
+  CHECK_THAT(error_of(dangling), Catch::Contains("'Relu' node 'r' (inputs: nowhere) reads 'nowhere', which nothing"));
+
+  auto twice = model();
+  node(twice, "Relu", {"x"}, {"y"});
+  node(twice, "Sigmoid", {"x"}, {"y"});
+  CHECK_THAT(error_of(twice), Catch::Contains("produced twice"));
+}
+
+TEST_CASE("absurd dimensions and huge declared tensors are refused or read as shapes only") {
+  CHECK_THAT(error_of([] {
+               auto m = model({3, 1'000'000'000'000, 8});
+               node(m, "Relu", {"x"}, {"y"});
+               return m;
+             }()),
+             Catch::Contains("dimensions lie in 1 .. 2147483648"));
+  // A 2 GB weight (2^29 floats) declared without its data: a shape, counted, never allocated.
+  auto big = model({1 << 14});
+  initializer(big, "fc.weight", {1 << 15, 1 << 14});
+  node(big, "Gemm", {"x", "fc.weight"}, {"y"})->add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("transB");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(1);
+    return a;
+  }());
+  const auto net = lang::parse_onnx(big.SerializeAsString(), "big.onnx").network;
+  CHECK(onnx_test::total_parameters(net) == (std::int64_t{1} << 29));
+  // Past the IR's limit of 2^36 elements per tensor.
+  auto absurd = model();
+  initializer(absurd, "w", {1 << 20, 1 << 20});
+  node(absurd, "Relu", {"x"}, {"y"});
+  CHECK_THAT(error_of(absurd), Catch::Contains("absurdly large"));
+  // A constant made at import is bounded too.
+  auto fill = model();
+  auto* shape = fill.mutable_graph()->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(1);
+  shape->add_int64_data(std::int64_t{1} << 29);
+  node(fill, "ConstantOfShape", {"shape"}, {"c"});
+  node(fill, "Relu", {"x"}, {"y"});
+  CHECK_THAT(error_of(fill), Catch::Contains("Ridge folds at most 1048576"));
+  // And all of them together: twenty constants of 2^20 elements pass the 2^24 budget.
+  auto many = model();
+  auto* mshape = many.mutable_graph()->add_initializer();
+  mshape->set_name("shape");
+  mshape->set_data_type(onnx::TensorProto::INT64);
+  mshape->add_dims(1);
+  mshape->add_int64_data(std::int64_t{1} << 20);
+  for (int i = 0; i < 20; ++i) node(many, "ConstantOfShape", {"shape"}, {"c" + std::to_string(i)});
+  node(many, "Relu", {"x"}, {"y"});
+  CHECK_THAT(error_of(many), Catch::Contains("more than 16777216 elements together"));
+  // Data that does not fit the declared shape.
+  auto lying = model();
+  initializer(lying, "w", {4})->set_raw_data("abc");
+  node(lying, "Relu", {"x"}, {"y"});
+  CHECK_THAT(error_of(lying), Catch::Contains("holds 3 bytes for shape [4]"));
+}
+
+TEST_CASE("more nodes than the IR's layer limit are refused before any is converted") {
+  auto m = model();
+  std::string prev = "x";
+  for (int i = 0; i <= 100'000; ++i) {
+    const std::string next = i == 100'000 ? "y" : "v" + std::to_string(i);
+    node(m, "Relu", {prev}, {next});
+    prev = next;
+  }
+  CHECK_THAT(error_of(m), Catch::Contains("100001 nodes; at most 100000"));
+}
+
+TEST_CASE("an op Ridge cannot model names the op, the node and its inputs; --allow-unknown counts it as free") {
+  auto m = model();
+  node(m, "Relu", {"x"}, {"r"});
+  node(m, "Hardmax", {"r"}, {"h"}, "mystery");
+  node(m, "Sigmoid", {"h"}, {"y"});
+  CHECK_THAT(error_of(m), Catch::Contains("'Hardmax' node 'mystery' (inputs: r): Ridge cannot model the ONNX op 'Hardmax'"));
+  lang::OnnxOptions o;
+  o.allow_unknown = true;
+  const auto imported = lang::parse_onnx(m.SerializeAsString(), "m.onnx", o);
+  REQUIRE(imported.free_nodes.size() == 1);
+  CHECK_THAT(imported.free_nodes[0], Catch::Contains("Hardmax"));
+  CHECK(imported.network.layers.size() == 3);   // input, relu, sigmoid
+}
+
+TEST_CASE("files that cannot be models are refused by path") {
+  CHECK_THROWS_WITH(lang::load_onnx("/nonexistent/m.onnx"), Catch::Contains("cannot open file"));
+  CHECK_THROWS_WITH(lang::load_onnx(RIDGE_ONNX_FIXTURES), Catch::Contains("is a directory"));
+}
