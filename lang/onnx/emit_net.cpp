@@ -1,13 +1,19 @@
 // IR -> `.net` text: one statement per layer, every argument written out, so the text elaborates to
 // the same layers, shapes and attributes (the importer's `--emit-net`). Layer names become
-// identifiers (`layer1.0.conv1` -> `layer1_0_conv1`), since `as` takes one.
+// identifiers (`layer1.0.conv1` -> `layer1_0_conv1`), since `as` takes one. Runs of layers that
+// repeat under one module (`layer1.1`, `layer1.2`, ...) are written as calls of one block where the
+// folded text elaborates to the same layers (block_folding.hpp), so the instance `layer1_1` holds
+// `layer1_1.conv1`.
 #include "parse.hpp"
 
+#include "block_folding.hpp"
 #include "ir/ops.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -69,41 +75,137 @@ std::string value(const ir::AttrValue& v) {
   return out + "]";
 }
 
-}  // namespace
+// `op(inputs, attributes)` for one layer: `var` names the value of an earlier layer, `argument`
+// names the block argument that sets an attribute (empty: write the value).
+std::string call(const ir::Layer& l, const std::function<std::string(ir::LayerId)>& var,
+                 const std::function<std::string(const std::string&)>& argument) {
+  const ir::OpSpec& spec = ir::spec(l.op);
+  std::string args;
+  auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
+  for (const ir::LayerId in : l.inputs) arg(var(in));
+  for (const ir::ParamSpec& p : spec.params) {
+    const ir::AttrValue* v = l.attrs.find(p.name);
+    if (!v || p.kind == ir::ParamKind::Tensor || p.kind == ir::ParamKind::Tensors) continue;
+    if (p.kind == ir::ParamKind::Weights) {
+      const auto owner = std::get<std::int64_t>(*v);
+      if (owner >= 0) arg(std::string(p.name) + ": " + var(static_cast<ir::LayerId>(owner)));
+      continue;
+    }
+    const std::string name = argument(std::string(p.name));
+    const std::string written = name.empty() ? value(*v) : name;
+    // A number given for a tensor-or-number argument (`add(x, 0.5)`) is written in its place.
+    arg(p.kind == ir::ParamKind::TensorOrNumber ? written : std::string(p.name) + ": " + written);
+  }
+  return std::string(spec.name) + "(" + args + ")";
+}
 
-std::string to_net_text(const ir::Network& net) {
-  std::vector<std::string> vars(net.layers.size());
-  std::set<std::string> taken{"x"};
+// Identifiers unique within one scope.
+class Names {
+ public:
+  std::string take(const std::string& name) {
+    const std::string base = identifier(name);
+    std::string id = base;
+    for (int k = 2; !taken_.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+    return id;
+  }
+
+ private:
+  std::set<std::string> taken_;
+};
+
+// A block's definition; returns its name.
+std::string write_block(std::ostream& out, const ir::Network& net, const net_text::Block& block, Names& block_names) {
+  const std::string name = block_names.take(block.container + "_block");
+  const net_text::Instance& run = block.instances.front();
+  Names names;
+  std::vector<std::string> params;
+  for (std::size_t k = 0; k < block.input_count; ++k) params.push_back(names.take(k == 0 ? "x" : "x" + std::to_string(k + 1)));
+  std::map<std::pair<std::size_t, std::string>, std::string> argument_of;
+  for (const auto& slots : block.arguments) {
+    const std::string param = names.take(block.suffixes[slots.front().offset] + "_" + slots.front().attr);
+    for (const auto& slot : slots) argument_of[{slot.offset, slot.attr}] = param;
+    params.push_back(param);
+  }
+  std::vector<std::string> vars;
+  for (const std::string& suffix : block.suffixes) vars.push_back(names.take(suffix));
+  out << "block " << name << "(";
+  for (std::size_t k = 0; k < params.size(); ++k) out << (k ? ", " : "") << params[k];
+  out << ") {\n";
+  for (std::size_t offset = 0; offset < vars.size(); ++offset) {
+    const auto var = [&](ir::LayerId id) {
+      if (id >= run.first) return vars.at(id - run.first);
+      return params.at(static_cast<std::size_t>(std::find(run.inputs.begin(), run.inputs.end(), id) - run.inputs.begin()));
+    };
+    const auto argument = [&](const std::string& attr) {
+      const auto found = argument_of.find({offset, attr});
+      return found == argument_of.end() ? std::string() : found->second;
+    };
+    out << "  " << vars[offset] << " = " << call(net.layers[run.first + offset], var, argument) << " as " << vars[offset] << "\n";
+  }
+  out << "  return " << vars.back() << "\n}\n\n";
+  return name;
+}
+
+std::string write(const ir::Network& net, const std::vector<net_text::Block>& blocks) {
   std::ostringstream out;
-  out << "# " << net.name << ": " << net.layers.size() - 1 << " layers, written by Ridge from the imported graph.\n";
+  out << "# " << net.name << ": " << net.layers.size() - 1 << " layers, written by Ridge from an imported graph";
+  out << (blocks.empty() ? ".\n" : " (repeated runs as blocks).\n");
+  Names block_names;
+  std::map<ir::LayerId, std::pair<std::string, const net_text::Instance*>> calls;   // first layer -> block, run
+  for (const net_text::Block& block : blocks) {
+    const std::string name = write_block(out, net, block, block_names);
+    for (const net_text::Instance& run : block.instances) calls[run.first] = {name, &run};
+  }
+  std::vector<std::string> vars(net.layers.size());
+  Names names;
+  vars[0] = names.take("x");
+  const auto var = [&](ir::LayerId id) { return vars.at(id); };
+  const auto no_argument = [](const std::string&) { return std::string(); };
   out << "network " << identifier(net.name) << " {\n";
   out << "  input x: " << value(net.input().output) << "\n";
-  vars[0] = "x";
   for (std::size_t i = 1; i < net.layers.size(); ++i) {
-    const ir::Layer& l = net.layers[i];
-    std::string id = identifier(l.name);
-    for (int k = 2; taken.count(id); ++k) id = identifier(l.name) + "_" + std::to_string(k);
-    taken.insert(id);
-    vars[i] = id;
-    const ir::OpSpec& spec = ir::spec(l.op);
-    std::string args;
-    auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
-    for (const ir::LayerId in : l.inputs) arg(vars.at(in));
-    for (const ir::ParamSpec& p : spec.params) {
-      const ir::AttrValue* v = l.attrs.find(p.name);
-      if (!v || p.kind == ir::ParamKind::Tensor || p.kind == ir::ParamKind::Tensors) continue;
-      if (p.kind == ir::ParamKind::Weights) {
-        const auto owner = std::get<std::int64_t>(*v);
-        if (owner >= 0) arg(std::string(p.name) + ": " + vars.at(static_cast<std::size_t>(owner)));
-        continue;
-      }
-      // A number given for a tensor-or-number argument (`add(x, 0.5)`) is written in its place.
-      arg(p.kind == ir::ParamKind::TensorOrNumber ? value(*v) : std::string(p.name) + ": " + value(*v));
+    if (const auto c = calls.find(i); c != calls.end()) {
+      const auto& [block, run] = c->second;
+      const std::string id = names.take(run->scope);
+      std::string args;
+      for (const ir::LayerId in : run->inputs) args += (args.empty() ? "" : ", ") + vars.at(in);
+      for (const ir::AttrValue& a : run->arguments) args += (args.empty() ? "" : ", ") + value(a);
+      out << "  " << id << " = " << block << "(" << args << ") as " << id << "\n";
+      vars[run->last] = id;
+      i = run->last;
+      continue;
     }
-    out << "  " << id << " = " << spec.name << "(" << args << ") as " << id << "\n";
+    vars[i] = names.take(net.layers[i].name);
+    out << "  " << vars[i] << " = " << call(net.layers[i], var, no_argument) << " as " << vars[i] << "\n";
   }
   out << "  return " << vars.at(net.output) << "\n}\n";
   return out.str();
+}
+
+// Everything but the names: a folded text names its layers `layer1_0.conv1`, the flat one `layer1_0_conv1`.
+bool same_layers(const ir::Network& a, const ir::Network& b) {
+  if (a.layers.size() != b.layers.size() || a.output != b.output) return false;
+  for (std::size_t i = 0; i < a.layers.size(); ++i) {
+    const ir::Layer& x = a.layers[i];
+    const ir::Layer& y = b.layers[i];
+    if (!(x.op == y.op && x.attrs == y.attrs && x.inputs == y.inputs && x.output == y.output)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string to_net_text(const ir::Network& net) {
+  const std::vector<net_text::Block> blocks = net_text::find_blocks(net);
+  if (!blocks.empty()) {
+    // Kept only where it is exact: the folded text must elaborate to the very layers it stands for.
+    std::string folded = write(net, blocks);
+    try {
+      if (same_layers(parse_network(folded, net.name + ".net"), net)) return folded;
+    } catch (const std::exception&) {
+    }
+  }
+  return write(net, {});
 }
 
 }  // namespace ridge::lang

@@ -167,7 +167,7 @@ namespace {
 // torch.onnx.export (1.13 on) names nodes by the module scope they ran in, `/layer1/layer1.0/relu/Relu`
 // (each scope the module's name, sometimes already qualified by its parent's): that gives
 // `layer1.0.relu`. Other names are kept as they are; a node without one is named by its op.
-std::string module_path(const onnx::NodeProto& n) {
+std::string module_path(const onnx::NodeProto& n, std::string_view op) {
   const std::string& name = n.name();
   if (name.empty()) return n.op_type();
   if (name[0] != '/') return name;
@@ -186,20 +186,28 @@ std::string module_path(const onnx::NodeProto& n) {
   if (path.empty()) {
     path = n.op_type();
     for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return path;
   }
+  // A node that ran in a list entry's own forward (`/layer1/layer1.0/Add`: the residual add) is named
+  // inside that module by the layer's op (`op`; none given: the caller adds its own suffix), `layer1.0.add`, like the entry's submodules: the entry
+  // itself is no layer, and `--emit-net` folds what a list entry holds into one block call.
+  const std::string_view last = std::string_view(path).substr(path.rfind('.') + 1);
+  if (!op.empty() && path.find('.') != std::string::npos && !last.empty() &&
+      std::all_of(last.begin(), last.end(), [](unsigned char c) { return std::isdigit(c); }))
+    path += "." + std::string(op);
   return path;
 }
 
 // torch.onnx.export names initializers by module path: `layer1.0.conv1.weight`. That path names the
 // layer; failing that, the node's own name does.
-std::string name_for(const onnx::NodeProto& n) {
+std::string name_for(const onnx::NodeProto& n, std::string_view op) {
   for (int i = 1; i < n.input_size(); ++i) {
     const std::string& in = n.input(i);
     for (const std::string suffix : {".weight", ".bias", ".weight_ih_l0", ".in_proj_weight"})
       if (in.size() > suffix.size() && in.compare(in.size() - suffix.size(), suffix.size(), suffix) == 0)
         return in.substr(0, in.size() - suffix.size());
   }
-  return module_path(n);
+  return module_path(n, op);
 }
 
 }  // namespace
@@ -212,7 +220,7 @@ Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs a
     ids.push_back(v.layer);
   }
   // A hint starting with '.' names a second layer of the node's own: `layer1.0.relu.squeeze`.
-  const std::string name = unique_name(name_hint.empty() ? name_for(n) : name_hint[0] == '.' ? name_for(n) + name_hint : name_hint);
+  const std::string name = unique_name(name_hint.empty() ? name_for(n, op) : name_hint[0] == '.' ? name_for(n, {}) + name_hint : name_hint);
   try {
     return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis);
   } catch (const BuildError& e) {

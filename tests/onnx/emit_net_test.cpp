@@ -2,7 +2,12 @@
 // the same ops, attributes, inputs and shapes layer by layer, so every count is the same.
 #include "onnx_test_util.hpp"
 
+#include "builder.hpp"
+
 #include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -38,7 +43,74 @@ TEST_CASE("layer names come from the exporter's module paths") {
   for (const std::string want : {"conv1", "bn1", "layer1.0.conv1", "layer4.2.bn3", "layer4.0.downsample.0", "fc"})
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   const std::string text = lang::to_net_text(net);
-  CHECK_THAT(text, Catch::Contains("layer4_0_downsample_0 = conv("));
+  // layer4.0 is one call of the bottleneck block with a downsample branch, so its layers are named in
+  // the call's scope.
+  const ir::Network again = lang::parse_network(text, "resnet50.net");
+  CHECK(std::any_of(again.layers.begin(), again.layers.end(), [](const ir::Layer& l) { return l.name == "layer4_0.downsample_0"; }));
+}
+
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// "  layer2_3 = layer1_block_2(": a line that calls a block.
+std::size_t block_calls(const std::string& text) {
+  std::size_t n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto eq = line.find(" = ");
+    const auto paren = line.find('(', eq == std::string::npos ? 0 : eq);
+    if (eq != std::string::npos && paren != std::string::npos && line.substr(eq + 3, paren - eq - 3).find("_block") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("runs of layers that repeat under one module are written as block calls") {
+  lang::OnnxOptions o;
+  o.dims["seq_len"] = 32;
+  // torchvision's ResNets: layers [3, 4, 6, 3] (ResNet-50 and -101: [3, 4, 23, 3]) of two kinds of
+  // block, the first of each stage with a downsample branch and a stride; GPT-2 small and BERT-base:
+  // 12 identical transformer layers (n_layer / num_hidden_layers in their configurations).
+  struct Case {
+    std::string name;
+    std::size_t blocks, calls;
+  };
+  const Case c = GENERATE(Case{"resnet18", 2, 8}, Case{"resnet50", 2, 16}, Case{"resnet101", 2, 33}, Case{"gpt2", 1, 12},
+                          Case{"bert_base", 1, 12});
+  CAPTURE(c.name);
+  const ir::Network onnx = lang::load_onnx(fixture(c.name), o).network;
+  const std::string text = lang::to_net_text(onnx);
+  CHECK(count_of(text, "\nblock ") == c.blocks);
+  CHECK(block_calls(text) == c.calls);
+  // The text is shorter than one line per layer; the layers stay the same (the test above).
+  CHECK(count_of(text, "\n") < onnx.layers.size());
+}
+
+TEST_CASE("a run whose inner layers are read from outside it stays written out") {
+  // s.0 and s.1 have the same structure, but y reads s.0.a, so s.0 cannot be one call returning s.0.b.
+  lang::NetworkBuilder b("net", {8});
+  const auto x = b.input();
+  const auto a0 = b.call("linear", {x}, {{"out", std::int64_t{8}}}, "s.0.a");
+  const auto b0 = b.call("relu", {a0}, {}, "s.0.b");
+  const auto a1 = b.call("linear", {b0}, {{"out", std::int64_t{8}}}, "s.1.a");
+  const auto b1 = b.call("relu", {a1}, {}, "s.1.b");
+  const auto a2 = b.call("linear", {b1}, {{"out", std::int64_t{8}}}, "s.2.a");
+  const auto b2 = b.call("relu", {a2}, {}, "s.2.b");
+  const auto y = b.call("add", {b2, a0}, {}, "y");
+  const ir::Network net = b.finish(y);
+  const std::string text = lang::to_net_text(net);
+  CHECK(count_of(text, "\nblock ") == 1);
+  CHECK(block_calls(text) == 2);   // s.1 and s.2
+  CHECK_THAT(text, Catch::Contains("s_0_a = linear("));
+  const ir::Network again = lang::parse_network(text, "net.net");
+  REQUIRE(again.layers.size() == net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) CHECK(again.layers[i].inputs == net.layers[i].inputs);
 }
 
 TEST_CASE("numbers the .net parser would round differently are written exactly") {
