@@ -30,21 +30,26 @@ PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precisio
   if (op_class == ir::OpClass::MatMul)
     if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
   if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
+  // A device described by what was measured on it (`measured.fp32 = ...`, a calibrated CPU) and no
+  // datasheet peak: the measured ceiling is the peak.
+  if (const auto v = figure(device.measured_peak, precision)) return {*v, precision, false};
   const bool reduced = precision == ir::Precision::TF32 || precision == ir::Precision::FP16 ||
                        precision == ir::Precision::BF16 || precision == ir::Precision::FP8 ||
                        precision == ir::Precision::INT8;
   if (reduced)
-    if (const auto v = figure(device.vector_peak, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
+    for (const auto* peaks : {&device.vector_peak, &device.measured_peak})
+      if (const auto v = figure(*peaks, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
   throw SimulationError("device '" + device.name + "' gives no " + std::string(ir::precision_name(precision)) +
                         " peak for " + std::string(ir::op_class_name(op_class)) + " ops" +
                         (reduced ? " (nor an fp32 vector peak to fall back on)" : ""));
 }
 
 double bandwidth(const ir::Device& device) {
-  if (!device.memory_bandwidth || !(device.memory_bandwidth->value > 0.0) ||
-      !std::isfinite(device.memory_bandwidth->value))
-    throw SimulationError("device '" + device.name + "' gives no memory bandwidth");
-  return device.memory_bandwidth->value;
+  // The datasheet figure, else the measured one (`measured.bandwidth`, as hw/README.md advises for a
+  // machine whose datasheet gives none).
+  for (const auto& f : {device.memory_bandwidth, device.measured_bandwidth})
+    if (f && f->value > 0.0 && std::isfinite(f->value)) return f->value;
+  throw SimulationError("device '" + device.name + "' gives no memory bandwidth (memory.bandwidth or measured.bandwidth)");
 }
 
 Ppp default_ppp(ir::OpClass op_class, ir::Pass) {

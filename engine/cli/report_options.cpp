@@ -139,6 +139,7 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   check_work(simulations - ctx.reports.size() * ctx.extra_networks.size(), ctx.network.layers.size(),
              "the reports and scaling rows of '" + ctx.network.name + "'");
   std::vector<ScalingReport> scalings;
+  std::vector<std::string> scaling_notes;   // shown under the table whatever else was written
   for (std::size_t d = 0; d < ctx.devices.size(); ++d) {
     const ir::Device& dev = ctx.devices[d];
     const std::vector<int> counts = !o.devices.empty() ? parse_device_counts(o.devices)
@@ -152,8 +153,19 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
       so.batch = r.batch;
       so.precision = r.precision;
       so.devices = counts;
-      so.link = o.link;
       so.scaling = o.scaling == "weak" ? Scaling::Weak : Scaling::Strong;
+      if (o.devices.empty() && so.scaling == Scaling::Strong) {
+        // Rows a system `.hw` adds by itself (no --devices asked for) stop where the batch can no
+        // longer be split; --devices asks for the others, and gets the error.
+        std::erase_if(so.devices, [&](int n) { return n > r.batch; });
+        if (so.devices.size() < 2) {
+          scaling_notes.push_back("scaling: " + dev.id + " is a system of " + std::to_string(dev.count) + " devices; batch " +
+                          std::to_string(r.batch) + " cannot be split over them (--batch " + std::to_string(dev.count) +
+                          " or more, or --scaling weak, gives its scaling table)");
+          continue;
+        }
+      }
+      so.link = o.link;
       so.overlap = o.overlap;
       if (o.dataset_size > 0) so.dataset_size = o.dataset_size;
       scalings.push_back(scale(ctx.network, dev, so));
@@ -247,6 +259,7 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   if (ctx.reports.size() > 1 || correlate)
     for (const std::string& w : wrote) notes.push_back("wrote " + w);
   if (wrote.empty()) notes.clear();
+  if (ctx.format == "table") notes.insert(notes.begin(), scaling_notes.begin(), scaling_notes.end());
 
   if (ctx.format == "json") {
     if (scalings.empty() && !correlate && notes.empty()) return main_text;

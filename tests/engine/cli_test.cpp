@@ -133,6 +133,24 @@ TEST_CASE("simulate takes zoo and catalogue names as well as paths") {
   CHECK_THAT(unknown.err, Catch::StartsWith("no_such_net: error: cannot open file"));
 }
 
+TEST_CASE("a system .hw simulates at the default batch, its scaling table where the batch splits") {
+  // dgx-a100-40gb.hw is 8 A100s: batch 1 cannot be split over them, so no scaling rows were asked
+  // for and none are made; the note says how to get them. At batch 8 the rows 1, 2, 4, 8 appear.
+  const Run one = simulate("resnet50 dgx-a100-40gb");
+  INFO(one.err);
+  REQUIRE(one.status == 0);
+  CHECK_THAT(one.out, Catch::Contains("Totals (resnet50, batch 1, fp32)"));
+  CHECK_THAT(one.out, Catch::Contains("batch 1 cannot be split over them"));
+  const Run eight = simulate("resnet50 dgx-a100-40gb --batch 8");
+  REQUIRE(eight.status == 0);
+  CHECK_THAT(eight.out, !Catch::Contains("cannot be split"));
+  CHECK_THAT(eight.out, Catch::Contains("speedup"));
+  // Asked for explicitly, an impossible split is still an error.
+  const Run asked = simulate("resnet50 dgx-a100-40gb --devices 8");
+  CHECK(asked.status == 1);
+  CHECK_THAT(asked.err, Catch::Contains("batch 1 cannot be split over 8 devices"));
+}
+
 TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {
   // Llama-2-7B in fp16 on an H100: 128 prompt tokens, 20 generated; KV cache 524,288 B per token
   // (2 x 32 layers x 4096 x 2 B) for 148 tokens.
