@@ -1,6 +1,7 @@
 #include "hw/check.hpp"
 
 #include "hw/units.hpp"
+#include "suggest.hpp"
 
 #include <cmath>
 #include <map>
@@ -20,6 +21,22 @@ constexpr std::string_view kAllowedKeys =
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
+
+// Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
+std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
+  std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
+                                "l2.size", "launch_overhead", "system.count", "system.interconnect", "system.node_size",
+                                "system.node_interconnect", "system.step_overhead"};
+  for (const ir::Precision p : ir::all_precisions())
+    for (const char* head : {"peak.", "matrix.", "measured."}) keys.push_back(head + std::string(ir::precision_name(p)));
+  const std::string link = parts.size() == 3 ? parts[1] : "nvlink";
+  for (const char* field : {".bandwidth", ".latency", ".efficiency"}) keys.push_back("link." + link + field);
+  for (const std::string_view c : {"matmul", "elementwise", "normalization", "pooling", "data_movement"})
+    for (const std::string_view pass : {"", ".forward", ".backward"})
+      for (const char* what : {".compute", ".memory"})
+        keys.push_back("ppp." + std::string(c) + std::string(pass) + what);
+  return keys;
+}
 
 std::vector<std::string> split_key(const std::string& key) {
   std::vector<std::string> parts;
@@ -123,7 +140,9 @@ class Checker {
       return interconnect(entry, device_.node_interconnect, node_interconnect_word_);
     if (head == "system" && n == 2 && parts[1] == "node_size") return count(entry, device_.node_size, node_size_entry_);
     if (head == "system" && n == 2 && parts[1] == "step_overhead") return assign(device_.step_overhead, entry, Dimension::Time);
-    error(entry.key, "unknown key '" + entry.key.text + "'; expected one of " + std::string(kAllowedKeys));
+    const std::string hint = closest_name(entry.key.text, spelled_keys(parts));
+    error(entry.key, "unknown key '" + entry.key.text + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                         "; expected one of " + std::string(kAllowedKeys));
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.

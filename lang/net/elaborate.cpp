@@ -2,6 +2,7 @@
 #include "net/elaborator.hpp"
 
 #include "ir/ops.hpp"
+#include "suggest.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,37 +31,9 @@ int precedence(const std::string& op) {
   return 5;   // * / // %
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// " (did you mean 'conv'?)" when a known name is close.
-// Only for names of plausible length, and only against names of about the same length (a distance
-// below 3 needs lengths within 2), so a 1.5 MB identifier costs no more than a short one.
-constexpr std::size_t kMaxSuggestedLength = 64;
+// " (did you mean 'conv'?)" when a known name is close (lang/suggest.hpp says how close).
 std::string suggestion(std::string_view name, const std::vector<std::string>& known) {
-  if (name.size() > kMaxSuggestedLength) return "";
-  std::string best;
-  std::size_t best_distance = 3;
-  for (const auto& k : known) {
-    if (k.size() + 2 < name.size() || name.size() + 2 < k.size()) continue;
-    const std::size_t d = edit_distance(name, k);
-    if (d < best_distance) {
-      best_distance = d;
-      best = k;
-    }
-  }
+  const std::string best = closest_name(name, known);
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
