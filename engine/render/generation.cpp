@@ -27,11 +27,11 @@ std::string table(const Generation& g) {
                           si(r.device.bandwidth, "B/s") + "; the prediction is " +
                           ratio(g.decode_per_token_s / g.decode_bound_s, "x") +
                           " of it (PPP below 1, KV-cache reads, launches and the non-matrix ops)");
-  row("KV cache", si(g.kv_cache_bytes_per_token, "B") + " per token per sequence, " + si(g.kv_cache_bytes, "B") +
+  row("KV cache", memory(g.kv_cache_bytes_per_token) + " per token per sequence, " + memory(g.kv_cache_bytes) +
                       " at " + std::to_string(g.prompt + g.generate) + " tokens x batch " + std::to_string(g.batch));
-  row("memory", si(g.memory_bytes, "B") + " (weights " + si(g.weight_bytes, "B") + " + KV cache + activations " +
-                    si(g.activation_bytes, "B") + ")" +
-                    (g.fits ? std::string(*g.fits ? ": fits in " : ": DOES NOT FIT in ") + si(*r.device.memory_bytes, "B")
+  row("memory", memory(g.memory_bytes) + " (weights " + memory(g.weight_bytes) + " + KV cache + activations " +
+                    memory(g.activation_bytes) + ")" +
+                    (g.fits ? std::string(*g.fits ? ": fits in " : ": DOES NOT FIT in ") + memory(*r.device.memory_bytes)
                             : std::string(": device memory not given")));
   if (g.fits) row("largest batch", std::to_string(g.max_batch) + " sequences of " + std::to_string(g.prompt + g.generate) + " tokens");
   return s;

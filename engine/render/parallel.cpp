@@ -39,7 +39,7 @@ std::vector<std::string> row(const StepResult& s) {
           si(s.step_s, "s"),
           percent(s.mfu),
           s.tokens_per_s > 0 ? si(s.tokens_per_s, "tok/s") : si(s.samples_per_s, "samples/s"),
-          si(s.memory.total(), "B"),
+          memory(s.memory.total()),
           percent(s.bubble_fraction),
           si(traffic(s, Traffic::TensorParallel).exposed_s, "s"),
           si(traffic(s, Traffic::PipelineP2P).exposed_s, "s"),
@@ -95,10 +95,10 @@ std::string table(const PlanReport& p) {
     out += "step: pipeline " + si(s.pipeline_s, "s") + " (bubble " + si(s.bubble_s, "s") + ") + data-parallel exposed " +
            si(s.data_parallel_exposed_s, "s") + " + update " + si(s.update_s, "s") + " + overhead " + si(s.overhead_s, "s") +
            " = " + si(s.step_s, "s") + "\n";
-    out += "memory/device: weights " + si(s.memory.weights, "B") + ", gradients " + si(s.memory.gradients, "B") +
-           ", optimizer " + si(s.memory.optimizer, "B") + ", activations " + si(s.memory.activations, "B") + " = " +
-           si(s.memory.total(), "B") + (s.memory_capacity > 0 ? std::string(s.fits ? " (fits in " : " (does NOT fit in ") +
-                                                                     si(s.memory_capacity, "B") + ")"
+    out += "memory/device: weights " + memory(s.memory.weights) + ", gradients " + memory(s.memory.gradients) +
+           ", optimizer " + memory(s.memory.optimizer) + ", activations " + memory(s.memory.activations) + " = " +
+           memory(s.memory.total()) + (s.memory_capacity > 0 ? std::string(s.fits ? " (fits in " : " (does NOT fit in ") +
+                                                                     memory(s.memory_capacity) + ")"
                                                                : std::string()) + "\n\n";
     std::vector<std::vector<std::string>> coll{{"traffic", "collective", "size", "ranks", "per call", "busbw", "calls/step", "exposed/step"}};
     for (const Traffic t : kTraffic) {

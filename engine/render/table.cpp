@@ -66,7 +66,7 @@ std::string time_cell(const PassCost& c, double seconds) { return runs(c) ? si(s
 
 std::string fit(const std::optional<bool>& f, const std::optional<double>& size) {
   if (!f) return "device memory unknown";
-  return (*f ? "fits in " : "DOES NOT FIT in ") + si(*size, "B");
+  return (*f ? "fits in " : "DOES NOT FIT in ") + memory(*size);
 }
 
 std::string peaks_line(const DeviceSummary& d) {
@@ -77,9 +77,9 @@ std::string peaks_line(const DeviceSummary& d) {
     if (v == d.vector_peak.end() && m == d.matrix_peak.end()) continue;
     if (!s.empty()) s += "; ";
     s += std::string(ir::precision_name(p)) + " ";
-    if (v != d.vector_peak.end()) s += si(v->second, "FLOP/s") + " vector";
+    if (v != d.vector_peak.end()) s += si(v->second, rate_unit(p)) + " vector";
     if (v != d.vector_peak.end() && m != d.matrix_peak.end()) s += ", ";
-    if (m != d.matrix_peak.end()) s += si(m->second, "FLOP/s") + " matrix";
+    if (m != d.matrix_peak.end()) s += si(m->second, rate_unit(p)) + " matrix";
   }
   return s.empty() ? "none given" : s;
 }
@@ -92,7 +92,7 @@ std::string summary(const Report& r, PassView view) {
   auto row = [&](const std::string& label, const std::string& text) { s += "  " + pad(label, 16, false) + text + "\n"; };
   s += "Totals (" + r.network + ", batch " + std::to_string(r.batch) + ", " + std::string(ir::precision_name(r.precision)) +
        ")\n";
-  row("params", count(t.params) + " (" + si(t.weight_bytes, "B") + " of weights)");
+  row("params", count(t.params) + " (" + memory(t.weight_bytes) + " of weights)");
   row("MACs", si(t.macs, "MAC") + " (" + si(t.macs / b, "MAC") + " per sample)");
   row("FLOPs", "forward " + si(t.flops_fwd, "FLOP") + ", backward " + si(t.flops_bwd, "FLOP") + ", update " +
                    si(t.flops_update, "FLOP"));
@@ -113,13 +113,13 @@ std::string summary(const Report& r, PassView view) {
                              " + update " + si(t.time_update_s, "s") + "), " + si(t.throughput_train, "samples/s") +
                              tokens(t.throughput_train) + "; MFU " + ratio(100.0 * t.mfu, "%") +
                              (t.flops_recompute > 0 ? ", HFU " + ratio(100.0 * t.hfu, "%") : std::string()));
-  row("memory", "inference " + si(t.memory_infer_bytes, "B") + " (weights + peak live activations " +
-                    si(t.peak_activation_bytes, "B") + "): " + fit(t.fits_infer, d.memory_bytes));
-  row("", "training " + si(t.memory_train_bytes, "B") + " (weights " + si(t.gradient_bytes, "B") +
-              " + gradients " + si(t.gradient_bytes, "B") +
-              (t.master_weight_bytes > 0 ? " + fp32 master weights " + si(t.master_weight_bytes, "B") : std::string()) +
-              " + optimizer states " + si(t.optimizer_state_bytes, "B") + " + saved activations " +
-              si(t.saved_activation_bytes, "B") + "): " + fit(t.fits_train, d.memory_bytes));
+  row("memory", "inference " + memory(t.memory_infer_bytes) + " (weights + peak live activations " +
+                    memory(t.peak_activation_bytes) + "): " + fit(t.fits_infer, d.memory_bytes));
+  row("", "training " + memory(t.memory_train_bytes) + " (weights " + memory(t.gradient_bytes) +
+              " + gradients " + memory(t.gradient_bytes) +
+              (t.master_weight_bytes > 0 ? " + fp32 master weights " + memory(t.master_weight_bytes) : std::string()) +
+              " + optimizer states " + memory(t.optimizer_state_bytes) + " + saved activations " +
+              memory(t.saved_activation_bytes) + "): " + fit(t.fits_train, d.memory_bytes));
   if (d.memory_bytes)
     row("largest batch", "that fits: inference " + std::to_string(t.max_batch_infer) + ", training " +
                              std::to_string(t.max_batch_train));
@@ -127,9 +127,10 @@ std::string summary(const Report& r, PassView view) {
        "\n";
   row("peaks", peaks_line(d));
   row("bandwidth", si(d.bandwidth, "B/s"));
-  row("memory", d.memory_bytes ? si(*d.memory_bytes, "B") : "not given");
-  row("ridge point", si(d.ridge_point, "FLOP/B") + " for conv/linear/matmul (" + d.matmul_peak_used.describe() + "), " +
-                         si(d.ridge_point_vector, "FLOP/B") + " for other ops (" + d.vector_peak_used.describe() + ")");
+  row("memory", d.memory_bytes ? memory(*d.memory_bytes) : "not given");
+  row("ridge point", si(d.ridge_point, intensity_unit(d.matmul_peak_used.precision)) + " for conv/linear/matmul (" +
+                         d.matmul_peak_used.describe() + "), " + si(d.ridge_point_vector, intensity_unit(d.vector_peak_used.precision)) +
+                         " for other ops (" + d.vector_peak_used.describe() + ")");
   row("launch", d.launch_overhead_from_device ? si(d.launch_overhead_s, "s") + " per kernel" : "not given (0 s assumed)");
   s += "Notes\n";
   for (const auto& n : r.notes) s += "  " + n + "\n";
@@ -173,10 +174,10 @@ std::string table(const Comparison& c, PassView view) {
   for (const ComparisonRow& r : c.rows) {
     std::vector<std::string> cells{r.device, std::to_string(r.batch), std::string(ir::precision_name(r.precision))};
     if (view != PassView::Backward)
-      cells.insert(cells.end(), {si(r.time_infer_s, "s"), si(r.throughput_infer, ""), si(r.memory_infer_bytes, "B"),
+      cells.insert(cells.end(), {si(r.time_infer_s, "s"), si(r.throughput_infer, ""), memory(r.memory_infer_bytes),
                                  fits(r.fits_infer)});
     if (view != PassView::Forward)
-      cells.insert(cells.end(), {si(r.time_train_s, "s"), si(r.throughput_train, ""), si(r.memory_train_bytes, "B"),
+      cells.insert(cells.end(), {si(r.time_train_s, "s"), si(r.throughput_train, ""), memory(r.memory_train_bytes),
                                  fits(r.fits_train)});
     rows.push_back(std::move(cells));
   }

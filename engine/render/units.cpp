@@ -39,6 +39,26 @@ std::string si(double value, std::string_view unit) {
   return std::string(buf) + " " + prefix + std::string(unit);
 }
 
+std::string memory(double bytes) {
+  if (!std::isfinite(bytes)) return "-";
+  static constexpr std::array<const char*, 7> kPrefixes{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  std::size_t index = 0;
+  double mantissa = bytes;
+  // Three significant digits may round up to 1024 or more (1023.7 MiB -> "1024 MiB"): move up then.
+  while (std::fabs(mantissa) >= 999.5 && index + 1 < kPrefixes.size()) {
+    mantissa /= 1024.0;
+    ++index;
+  }
+  const double m = std::fabs(mantissa);
+  const int decimals = index == 0 || m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f %sB", decimals, mantissa * (1.0 + 1e-12), kPrefixes[index]);
+  return buf;
+}
+
+std::string_view rate_unit(ir::Precision p) { return p == ir::Precision::INT8 ? "OP/s" : "FLOP/s"; }
+std::string_view intensity_unit(ir::Precision p) { return p == ir::Precision::INT8 ? "OP/B" : "FLOP/B"; }
+
 std::string count(double value) {
   if (!std::isfinite(value)) return "-";
   if (std::fabs(value) < 1e4 && value == std::floor(value)) {

@@ -6,6 +6,7 @@
 #include "engine/fixtures.hpp"
 #include "engine/json_parse.hpp"
 #include "ir/resnet18_builder.hpp"
+#include "parse.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -110,4 +111,22 @@ TEST_CASE("several devices and batches make one comparison table") {
   CHECK(j["rows"].array[3]["fits_train"].type == testing::Json::Type::Null);   // the Xeon gives no memory size
   const std::string csv = engine::render::csv(c);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);
+}
+
+TEST_CASE("memory sizes print in binary units, as memory is sold; integer peaks in OP/s") {
+  using engine::render::memory;
+  CHECK(memory(40.0 * 1024 * 1024 * 1024) == "40.0 GiB");   // an A100 40GB's HBM2: 40 GiB
+  CHECK(memory(80.0 * 1024 * 1024 * 1024) == "80.0 GiB");
+  CHECK(memory(600e6) == "572 MiB");                        // 600e6 / 2^20 = 572.2
+  CHECK(memory(512) == "512 B");
+  CHECK(memory(0) == "0 B");
+  CHECK(memory(1023.9 * 1024 * 1024) == "1.00 GiB");        // three digits would print 1024 MiB
+  CHECK(engine::render::rate_unit(ir::Precision::INT8) == "OP/s");
+  CHECK(engine::render::rate_unit(ir::Precision::BF16) == "FLOP/s");
+  // The report says a 40 GiB card is 40 GiB, not "42.9 GB".
+  const ir::Device a100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
+  const engine::Report r = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100, {});
+  const std::string table = engine::render::table(r);
+  CHECK_THAT(table, Catch::Contains("fits in 40.0 GiB"));
+  CHECK_THAT(table, Catch::Contains("int8 624 TOP/s matrix"));
 }
