@@ -117,6 +117,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> dims;   // .onnx: symbolic dimensions
   bool allow_unknown = false;
   std::string emit_net;
+  int depth = 0;
   app.add_option("network", net_path, "network file (.net, or an .onnx model)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
@@ -124,6 +125,8 @@ int main(int argc, char** argv) {
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
   app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
+  app.add_option("--depth", depth, "the table sums layers per block, N levels of their dotted names deep (layer1.bottleneck1: 2)")
+      ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", output, "write to FILE (atomically) instead of stdout");
   app.add_option("--seq-len", seq_len, "tokens per sample: sets the network's seq_len parameter")->check(CLI::Range(1, 1 << 20));
   app.add_option("--optimizer", optimizer, "training optimizer: sgd (with momentum), adam, adamw")
@@ -300,7 +303,20 @@ int main(int argc, char** argv) {
                       : pass == "backward" ? engine::render::PassView::Backward
                                            : engine::render::PassView::Train;
     std::string text;
-    if (reports.size() == 1) {
+    const auto top = static_cast<std::size_t>(parallel_options.top);
+    if ((depth > 0 || top > 0) && (format != "table" || reports.size() != 1))
+      throw std::invalid_argument(format != "table"
+                                      ? "--depth and --top shape the table; CSV and JSON carry every layer by its dotted name"
+                                      : "--depth and --top show one report: give one device, batch and dtype");
+    if (reports.size() == 1 && (depth > 0 || top > 0)) {
+      const engine::Report& r = reports.front();
+      std::vector<engine::BreakdownRow> rows = depth > 0 ? engine::block_rows(r, depth) : engine::layer_rows(r);
+      const auto time = view == engine::render::PassView::Forward    ? engine::TimeOf::Inference
+                        : view == engine::render::PassView::Backward ? engine::TimeOf::Backward
+                                                                     : engine::TimeOf::TrainingStep;
+      if (top > 0) engine::rank_by_time(rows, time, top);
+      text = engine::render::table(r, rows, view, top > 0);
+    } else if (reports.size() == 1) {
       text = format == "json" ? engine::render::json(reports.front())
              : format == "csv" ? engine::render::csv(reports.front())
                                : engine::render::table(reports.front(), view);

@@ -25,7 +25,10 @@ void add_parallel_options(CLI::App& app, ParallelOptions& o) {
   app.add_option("--zero", o.zero, "ZeRO stage: 0 none, 1 optimizer states, 2 + gradients, 3 + weights sharded over D")
       ->check(CLI::Range(0, 3));
   app.add_flag("--search", o.search, "try every strategy of --devices devices (default: the .hw's system.count) that fits");
-  app.add_option("--top", o.top, "--search: how many of the fastest strategies to print (default 10)")->check(CLI::Range(1, 1000));
+  app.add_option("--top", o.top,
+                 "with --search, the K fastest strategies (default 10); otherwise the table shows the K layers (or --depth "
+                 "blocks) that take the most time, with their share of it")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--max-micro-batch", o.max_micro_batch, "--search: the largest micro-batch tried (default 64)")
       ->check(CLI::Range(1, 1 << 24));
 }
@@ -48,7 +51,7 @@ std::string run_parallel(const ParallelOptions& o, const ParallelContext& ctx, c
     so.devices = devices;
     so.global_batch = global_batch;
     so.overlap = ctx.overlap;
-    so.top = static_cast<std::size_t>(o.top);
+    so.top = static_cast<std::size_t>(o.top > 0 ? o.top : 10);
     so.max_micro_batch = o.max_micro_batch;
     so.link = ctx.link;
     plan = parallel::search(network, device, setup, so);

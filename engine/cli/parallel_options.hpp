@@ -26,7 +26,7 @@ struct ParallelOptions {
   bool sequence_parallel = false;
   int zero = 0;
   bool search = false;
-  int top = 10;
+  int top = 0;                       // --top K: 0 when not given (a search prints 10)
   std::int64_t max_micro_batch = 64;
   // Whether any option asks for the parallel plan instead of the per-layer report.
   bool requested() const { return search || tensor > 0 || pipeline > 0 || data > 0; }

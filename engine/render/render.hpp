@@ -2,6 +2,7 @@
 // does not hold (beyond unit scaling), so every number a renderer shows is the engine's.
 #pragma once
 
+#include "engine/breakdown.hpp"
 #include "engine/comparison.hpp"
 #include "engine/generation.hpp"
 #include "engine/report.hpp"
@@ -17,6 +18,9 @@ enum class PassView { Forward, Backward, Train };
 // A torchinfo-like table: one row per layer, then totals, throughput, memory and fit, the device's
 // peaks, bandwidth and ridge point, and the report's notes (counting convention, peaks used).
 std::string table(const Report& report, PassView view = PassView::Train);
+// The same with the rows of engine/breakdown.hpp (blocks at a depth, or layers ranked by time with
+// their share of it: `ranked`) in place of the per-layer rows.
+std::string table(const Report& report, const std::vector<BreakdownRow>& rows, PassView view, bool ranked);
 // One row per layer; the header names are the JSON field names (plus a few extra columns).
 std::string csv(const Report& report);
 // SI base units; field names documented in engine/render/json.cpp.

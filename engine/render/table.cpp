@@ -7,6 +7,7 @@
 #include "ir/ops.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ridge::engine::render {
 namespace {
@@ -163,6 +164,33 @@ std::string table(const Report& r, PassView view) {
     rows.push_back(std::move(cells));
   }
   return grid(cols, rows) + summary(r, view);
+}
+
+std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassView view, bool ranked) {
+  const bool fwd = view != PassView::Backward;
+  const bool bwd = view != PassView::Forward;
+  const bool blocks = std::any_of(rows.begin(), rows.end(), [](const BreakdownRow& b) { return b.op.empty(); });
+  std::vector<Column> cols{{blocks ? "Block" : "Layer", false}, {blocks ? "Layers" : "Op", blocks}, {"Params"}, {"MACs"}};
+  if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"PALEO fwd"}});
+  if (bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"PALEO bwd"}});
+  if (fwd && bwd) cols.push_back({"PALEO train f+b"});
+  if (ranked) cols.insert(cols.end(), {{"Share"}, {"Cumulative"}});
+  std::vector<std::vector<std::string>> cells;
+  auto percent = [](double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * f);
+    return std::string(buf);
+  };
+  for (const BreakdownRow& b : rows) {
+    std::vector<std::string> row{b.name, blocks ? std::to_string(b.layers) : b.op, b.params > 0 ? count(b.params) : "-",
+                                 b.macs > 0 ? si(b.macs, "") : "-"};
+    if (fwd) row.insert(row.end(), {si(b.flops_fwd, "FLOP"), si(b.bytes_fwd, "B"), si(b.time_fwd_s, "s")});
+    if (bwd) row.insert(row.end(), {si(b.flops_bwd, "FLOP"), si(b.bytes_bwd, "B"), si(b.time_bwd_s, "s")});
+    if (fwd && bwd) row.push_back(si(b.time_train_s, "s"));
+    if (ranked) row.insert(row.end(), {percent(b.share), percent(b.cumulative)});
+    cells.push_back(std::move(row));
+  }
+  return grid(cols, cells) + summary(r, view);
 }
 
 std::string table(const Comparison& c, PassView view) {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -149,6 +150,23 @@ TEST_CASE("a system .hw simulates at the default batch, its scaling table where 
   const Run asked = simulate("resnet50 dgx-a100-40gb --devices 8");
   CHECK(asked.status == 1);
   CHECK_THAT(asked.err, Catch::Contains("batch 1 cannot be split over 8 devices"));
+}
+
+TEST_CASE("the table sums per block with --depth and ranks layers by time with --top") {
+  const Run depth = simulate("resnet50 a100-sxm4-40gb --depth 1");
+  INFO(depth.err);
+  REQUIRE(depth.status == 0);
+  CHECK_THAT(depth.out, Catch::Contains("Block") && Catch::Contains("\nlayer3 ") && Catch::Contains("Totals (resnet50"));
+  CHECK_THAT(depth.out, !Catch::Contains("layer3.bottleneck1"));
+  const Run top = simulate("resnet50 a100-sxm4-40gb --top 3 --pass forward");
+  REQUIRE(top.status == 0);
+  CHECK_THAT(top.out, Catch::Contains("Share") && Catch::Contains("Cumulative"));
+  // The header, three layers, and the rules around them, before the totals.
+  const std::string grid = top.out.substr(0, top.out.find("Totals"));
+  CHECK(std::count(grid.begin(), grid.end(), '\n') == 3 + 4);
+  const Run json = simulate("resnet50 a100-sxm4-40gb --top 3 --format json");
+  CHECK(json.status == 1);
+  CHECK_THAT(json.err, Catch::Contains("--depth and --top shape the table"));
 }
 
 TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {
