@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   bool allow_unknown = false;
   std::string emit_net;
   int depth = 0;
+  bool wide = false;
   app.add_option("network", net_path, "network file (.net, or an .onnx model)")->required();
   app.add_option("devices", hw_paths, "device files (.hw)")->required();
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
   app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
+  app.add_flag("--wide", wide, "the table shows bytes, arithmetic intensity and roofline time of every pass (over 200 columns)");
   app.add_option("--depth", depth, "the table sums layers per block, N levels of their dotted names deep (layer1.bottleneck1: 2)")
       ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", output, "write to FILE (atomically) instead of stdout");
@@ -319,7 +321,7 @@ int main(int argc, char** argv) {
     } else if (reports.size() == 1) {
       text = format == "json" ? engine::render::json(reports.front())
              : format == "csv" ? engine::render::csv(reports.front())
-                               : engine::render::table(reports.front(), view);
+                               : engine::render::table(reports.front(), view, wide);
     } else {
       const engine::Comparison c = engine::compare(reports);
       text = format == "json" ? engine::render::json(c)

@@ -17,7 +17,9 @@ enum class PassView { Forward, Backward, Train };
 
 // A torchinfo-like table: one row per layer, then totals, throughput, memory and fit, the device's
 // peaks, bandwidth and ridge point, and the report's notes (counting convention, peaks used).
-std::string table(const Report& report, PassView view = PassView::Train);
+// The default fits 120 columns (the pass's FLOPs, bound and PALEO time); `wide` adds bytes, arithmetic
+// intensity and roofline time for every pass shown.
+std::string table(const Report& report, PassView view = PassView::Train, bool wide = false);
 // The same with the rows of engine/breakdown.hpp (blocks at a depth, or layers ranked by time with
 // their share of it: `ranked`) in place of the per-layer rows.
 std::string table(const Report& report, const std::vector<BreakdownRow>& rows, PassView view, bool ranked);

@@ -85,12 +85,47 @@ std::string peaks_line(const DeviceSummary& d) {
   return s.empty() ? "none given" : s;
 }
 
+// `first` then `text` broken at spaces so no line passes kWidth; later lines start with `indent`
+// spaces. A word longer than the line stays whole.
+constexpr std::size_t kWidth = 120;
+std::string wrapped(const std::string& first, const std::string& text, std::size_t indent) {
+  std::string out = first, line_words;
+  std::size_t column = first.size();
+  std::size_t at = 0;
+  bool line_start = true;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!line_start && column + 1 + word.size() > kWidth) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    line_start = false;
+    at = end + 1;
+  }
+  return out + "\n";
+}
+
+// "features.blo...citation.conv2": the head and the tail of a name longer than `cap`.
+std::string elided(const std::string& name, std::size_t cap) {
+  if (name.size() <= cap) return name;
+  const std::size_t head = (cap - 3) / 2;
+  return name.substr(0, head) + "..." + name.substr(name.size() - (cap - 3 - head));
+}
+
 std::string summary(const Report& r, PassView view) {
   const Totals& t = r.totals;
   const DeviceSummary& d = r.device;
   const double b = static_cast<double>(r.batch);
   std::string s;
-  auto row = [&](const std::string& label, const std::string& text) { s += "  " + pad(label, 16, false) + text + "\n"; };
+  auto row = [&](const std::string& label, const std::string& text) { s += wrapped("  " + pad(label, 16, false), text, 18); };
   s += "Totals (" + r.network + ", batch " + std::to_string(r.batch) + ", " + std::string(ir::precision_name(r.precision)) +
        ")\n";
   row("params", count(t.params) + " (" + memory(t.weight_bytes) + " of weights)");
@@ -134,36 +169,58 @@ std::string summary(const Report& r, PassView view) {
                          " for other ops (" + d.vector_peak_used.describe() + ")");
   row("launch", d.launch_overhead_from_device ? si(d.launch_overhead_s, "s") + " per kernel" : "not given (0 s assumed)");
   s += "Notes\n";
-  for (const auto& n : r.notes) s += "  " + n + "\n";
+  for (const auto& n : r.notes) s += wrapped("  ", n, 4);
   return s;
 }
 
 }  // namespace
 
-std::string table(const Report& r, PassView view) {
+std::string table(const Report& r, PassView view, bool wide) {
   const bool fwd = view != PassView::Backward;
   const bool bwd = view != PassView::Forward;
+  // Wide: every column of each pass shown. Default: what fits 120 columns for names of up to ~30
+  // characters: one pass in detail (FLOPs, intensity, bound, time), or for training the forward's
+  // FLOPs and bound and both passes' times.
+  const bool detail_fwd = wide || view == PassView::Forward;
+  const bool detail_bwd = wide || view == PassView::Backward;
   std::vector<Column> cols{{"Layer", false}, {"Op", false}, {"Output shape", false}, {"Params"}, {"MACs"}};
-  if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"Roofline fwd"}, {"PALEO fwd"}});
-  if (bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"Roofline bwd"}, {"PALEO bwd"}});
+  if (fwd && wide) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"Roofline fwd"}, {"PALEO fwd"}});
+  else if (detail_fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"PALEO fwd"}});
+  else if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bound fwd", false}, {"PALEO fwd"}});
+  if (bwd && wide) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"Roofline bwd"}, {"PALEO bwd"}});
+  else if (detail_bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"PALEO bwd"}});
+  else if (bwd) cols.insert(cols.end(), {{"PALEO bwd"}});
   std::vector<std::vector<std::string>> rows;
   for (const LayerRow& l : r.layers) {
     std::vector<std::string> cells{l.name, std::string(ir::op_name(l.op)), shape(r.batch, l.output_shape),
                                    l.params > 0 ? count(l.params) : "-", l.macs > 0 ? si(l.macs, "") : "-"};
-    auto add_pass = [&](const PassCost& c, const PassTime& t) {
+    auto add_pass = [&](const PassCost& c, const PassTime& t, bool detail, bool times_only) {
       const bool ran = runs(c);
-      cells.push_back(ran ? si(c.flops, "FLOP") : "-");
-      cells.push_back(ran ? si(c.bytes(), "B") : "-");
-      cells.push_back(ran ? ratio(t.intensity, "FLOP/B") : "-");
-      cells.push_back(std::string(bound_name(t.bound)));
-      cells.push_back(time_cell(c, t.roofline_s));
+      if (!times_only) cells.push_back(ran ? si(c.flops, "FLOP") : "-");
+      if (wide) cells.push_back(ran ? si(c.bytes(), "B") : "-");
+      if (detail) cells.push_back(ran ? ratio(t.intensity, "FLOP/B") : "-");
+      if (!times_only) cells.push_back(std::string(bound_name(t.bound)));
+      if (wide) cells.push_back(time_cell(c, t.roofline_s));
       cells.push_back(time_cell(c, t.paleo_s));
     };
-    if (fwd) add_pass(l.fwd, l.time_fwd);
-    if (bwd) add_pass(l.bwd, l.time_bwd);
+    if (fwd) add_pass(l.fwd, l.time_fwd, detail_fwd, false);
+    if (bwd) add_pass(l.bwd, l.time_bwd, detail_bwd, !detail_bwd);
     rows.push_back(std::move(cells));
   }
-  return grid(cols, rows) + summary(r, view);
+  std::string layers = grid(cols, rows);
+  if (!wide) {
+    // Long layer names (features.block3.mbconv2.squeeze_excitation.conv2) are cut in the middle until
+    // the table fits, down to 10 characters.
+    const std::size_t width = layers.find('\n');
+    std::size_t longest = 0;
+    for (const auto& row : rows) longest = std::max(longest, row.front().size());
+    if (width > kWidth && longest > 10) {
+      const std::size_t cap = std::max<std::size_t>(10, longest - std::min(longest, width - kWidth));
+      for (auto& row : rows) row.front() = elided(row.front(), cap);
+      layers = grid(cols, rows);
+    }
+  }
+  return layers + summary(r, view);
 }
 
 std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassView view, bool ranked) {

@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 #include <limits>
 
 using namespace ridge;
@@ -87,13 +89,35 @@ TEST_CASE("the CSV has a row per layer under the JSON field names") {
 
 TEST_CASE("the table shows layers, totals, throughput, memory and the device's roofline") {
   const auto r = engine::simulate(testing::resnet18_from_builder(), testing::a100(), {.batch = 64});
-  const std::string t = engine::render::table(r);
+  const std::string t = engine::render::table(r, engine::render::PassView::Train, true);
   for (const char* s : {"Layer", "Output shape", "Params", "MACs", "FLOPs fwd", "FLOPs bwd", "AI fwd", "Bound fwd",
                         "Roofline fwd", "PALEO bwd", "basic8.conv2", "[64, 64, 112, 112]", "samples/s",
                         "fits in", "ridge point", "12.5 FLOP/B", "1.56 TB/s", "multiply-add as 2", "vector fp32"})
     CHECK(t.find(s) != std::string::npos);
   const std::string fwd = engine::render::table(r, engine::render::PassView::Forward);
   CHECK(fwd.find("FLOPs bwd") == std::string::npos);
+  CHECK(fwd.find("AI fwd") != std::string::npos);
+  // The default keeps the pass's FLOPs, bound and times, and leaves bytes and roofline to --wide.
+  const std::string compact = engine::render::table(r);
+  for (const char* s : {"FLOPs fwd", "Bound fwd", "PALEO fwd", "PALEO bwd", "basic8.conv2", "fits in", "ridge point"})
+    CHECK(compact.find(s) != std::string::npos);
+  CHECK(compact.find("Roofline fwd") == std::string::npos);
+}
+
+TEST_CASE("the default table fits 120 columns for every zoo network, in every pass") {
+  // Long names are cut in the middle to fit; the summary and notes wrap.
+  const ir::Device a100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
+  for (const auto& entry : std::filesystem::directory_iterator(RIDGE_MODELS_DIR)) {
+    if (entry.path().extension() != ".net") continue;
+    const engine::Report r = engine::simulate(lang::load_network(entry.path().string()), a100, {});
+    for (const auto view : {engine::render::PassView::Train, engine::render::PassView::Forward, engine::render::PassView::Backward}) {
+      std::istringstream lines(engine::render::table(r, view));
+      std::size_t widest = 0;
+      for (std::string line; std::getline(lines, line);) widest = std::max(widest, line.size());
+      CAPTURE(entry.path().filename().string(), static_cast<int>(view));
+      CHECK(widest <= 120);
+    }
+  }
 }
 
 TEST_CASE("several devices and batches make one comparison table") {
