@@ -329,7 +329,10 @@ int main(int argc, char** argv) {
                                : engine::render::table(c, view);
     }
     std::vector<std::pair<std::string, std::string>> files;
-    text = engine::cli::finish(report_options, {network, devices, reports, extra_networks, format, &files}, std::move(text));
+    std::vector<std::string> messages;
+    text = engine::cli::finish(report_options,
+                               {network, devices, reports, extra_networks, format, &files, report_to_stdout ? "" : output, &messages},
+                               std::move(text));
     if (format == "table")
       for (const std::string& node : free_nodes) text += "note: counted as free (--allow-unknown): " + node + "\n";
     // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
@@ -350,6 +353,7 @@ int main(int argc, char** argv) {
       else batch.add(path, contents);
     }
     batch.commit();
+    for (const std::string& m : messages) std::cerr << "simulate: wrote " << engine::render::printable(m) << '\n';
     std::cout << stdout_text << std::flush;
     if (!std::cout) throw std::runtime_error("cannot write to standard output");
     return 0;

@@ -198,6 +198,27 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
   const bool correlate = !ctx.extra_networks.empty();
   const RankCorrelation correlation = correlate ? rank_correlation(all) : RankCorrelation{};
 
+  // CSV is one tidy table per file: the scaling and correlation tables go to files of their own beside
+  // the output (-o r.csv: r-scaling.csv; standard output: NETWORK-scaling.csv), named on standard error.
+  if (ctx.format == "csv" && (!scalings.empty() || correlate)) {
+    const fs::path out(ctx.output);
+    const fs::path stem = ctx.output.empty() ? fs::path(ctx.network.name) : out.parent_path() / out.stem();
+    auto side = [&](const std::string& what, std::string contents) {
+      const std::string path = stem.string() + "-" + what + ".csv";
+      if (ctx.messages) ctx.messages->push_back("the " + what + " table (CSV): " + path);
+      files.emplace_back(path, std::move(contents));
+    };
+    if (!scalings.empty()) {
+      std::string table;
+      for (const ScalingReport& s : scalings) {
+        const std::string one = render::csv(s);
+        table += table.empty() ? one : one.substr(one.find('\n') + 1);   // one header
+      }
+      side("scaling", std::move(table));
+    }
+    if (correlate) side("correlation", render::csv(correlation));
+  }
+
   // Figures.
   if (!o.svg.empty()) {
     const std::vector<render::Measurement> measured =
@@ -278,8 +299,10 @@ std::string finish(const ReportOptions& o, const Context& ctx, std::string main_
     return out + "}\n";
   }
   const bool csv = ctx.format == "csv";
-  for (const ScalingReport& s : scalings) main_text += "\n" + (csv ? render::csv(s) : render::table(s));
-  if (correlate) main_text += "\n" + (csv ? render::csv(correlation) : render::table(correlation));
+  if (!csv) {
+    for (const ScalingReport& s : scalings) main_text += "\n" + render::table(s);
+    if (correlate) main_text += "\n" + render::table(correlation);
+  }
   if (!csv && !notes.empty()) {
     main_text += "\n";
     for (const std::string& n : notes) main_text += n + "\n";

@@ -49,6 +49,9 @@ struct Context {
   // Where set, the --svg / --trace files are appended here (path, contents) for the caller to write
   // together with its own output, all or none; else finish() writes them itself, all or none.
   std::vector<std::pair<std::string, std::string>>* outputs = nullptr;
+  std::string output = {};                     // -o FILE; empty: standard output
+  // Lines for standard error once every file is written ("the scaling table (CSV): FILE").
+  std::vector<std::string>* messages = nullptr;
 };
 
 // Each simulation keeps a per-layer report until the output is rendered: one run asks for at most this

@@ -33,7 +33,8 @@ std::string shape(std::int64_t batch, const ir::Shape& s) {
 std::string csv(const Report& r) {
   std::string out =
       "name,op,op_class,output_shape,params,macs,flops_fwd,flops_bwd,bytes_fwd,bytes_bwd,ai_fwd,ai_bwd,"
-      "roofline_fwd_s,roofline_bwd_s,time_fwd_s,time_bwd_s,time_fwd_train_s,bound_fwd,bound_bwd,peak_used\n";
+      "roofline_fwd_s,roofline_bwd_s,time_fwd_s,time_bwd_s,time_fwd_train_s,bound_fwd,bound_bwd,peak_used,"
+      "network,device_id,batch,dtype\n";
   for (const LayerRow& l : r.layers) {
     const std::string cells[] = {
         field(l.name), std::string(ir::op_name(l.op)), std::string(ir::op_class_name(l.op_class)),
@@ -41,7 +42,8 @@ std::string csv(const Report& r) {
         num(l.fwd.bytes()), num(l.bwd.bytes()), num(l.time_fwd.intensity), num(l.time_bwd.intensity),
         num(l.time_fwd.roofline_s), num(l.time_bwd.roofline_s), num(l.time_fwd.paleo_s), num(l.time_bwd.paleo_s),
         num(l.time_fwd_train.paleo_s), std::string(bound_name(l.time_fwd.bound)),
-        std::string(bound_name(l.time_bwd.bound)), l.peak.describe()};
+        std::string(bound_name(l.time_bwd.bound)), l.peak.describe(), field(r.network), field(r.device.id),
+        std::to_string(r.batch), std::string(ir::precision_name(r.precision))};
     for (std::size_t i = 0; i < std::size(cells); ++i) out += (i ? "," : "") + cells[i];
     out += "\n";
   }
@@ -50,10 +52,10 @@ std::string csv(const Report& r) {
 
 std::string csv(const Comparison& c) {
   std::string out =
-      "device,device_id,batch,dtype,time_infer_s,time_train_s,roofline_infer_s,roofline_train_s,throughput_infer,"
+      "network,device,device_id,batch,dtype,time_infer_s,time_train_s,roofline_infer_s,roofline_train_s,throughput_infer,"
       "throughput_train,memory_infer_bytes,memory_train_bytes,memory_bytes,fits_infer,fits_train\n";
   for (const ComparisonRow& r : c.rows) {
-    const std::string cells[] = {field(r.device), field(r.device_id), std::to_string(r.batch),
+    const std::string cells[] = {field(c.network), field(r.device), field(r.device_id), std::to_string(r.batch),
                                  std::string(ir::precision_name(r.precision)), num(r.time_infer_s),
                                  num(r.time_train_s), num(r.roofline_infer_s), num(r.roofline_train_s),
                                  num(r.throughput_infer), num(r.throughput_train), num(r.memory_infer_bytes),

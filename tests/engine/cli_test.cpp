@@ -169,6 +169,52 @@ TEST_CASE("the table sums per block with --depth and ranks layers by time with -
   CHECK_THAT(json.err, Catch::Contains("--depth and --top shape the table"));
 }
 
+namespace {
+
+// Fields of one CSV line (RFC 4180 quoting, as the renderers write it).
+std::size_t csv_fields(const std::string& line) {
+  std::size_t n = 1;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) ++n;
+  }
+  return n;
+}
+
+// Every line has the header's number of fields: one table, loadable by csv.DictReader or pandas.
+void check_tidy(const std::string& text, const std::string& header_start) {
+  std::istringstream lines(text);
+  std::string header;
+  std::getline(lines, header);
+  CHECK_THAT(header, Catch::StartsWith(header_start));
+  std::size_t rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) {
+    CAPTURE(line);
+    CHECK(csv_fields(line) == csv_fields(header));
+  }
+  CHECK(rows > 0);
+}
+
+}  // namespace
+
+TEST_CASE("CSV is one tidy table per file: the scaling table goes to a file of its own") {
+  const fs::path out = dir() / "tidy";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const Run r = simulate("resnet50 a100-sxm4-40gb --batch 8 --devices 4 --format csv -o '" + (out / "r.csv").string() + "'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.err, Catch::Contains("the scaling table (CSV): " + (out / "r-scaling.csv").string()));
+  check_tidy(slurp(out / "r.csv"), "name,op,op_class");
+  check_tidy(slurp(out / "r-scaling.csv"), "network,device,precision");
+  // A sweep's comparison rows carry the network.
+  const Run sweep = simulate("resnet50 a100-sxm4-40gb --batch 1,8 --format csv");
+  REQUIRE(sweep.status == 0);
+  check_tidy(sweep.out, "network,device,device_id,batch,dtype");
+  CHECK_THAT(sweep.out, Catch::Contains("\nresnet50,"));
+}
+
 TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {
   // Llama-2-7B in fp16 on an H100: 128 prompt tokens, 20 generated; KV cache 524,288 B per token
   // (2 x 32 layers x 4096 x 2 B) for 148 tokens.
