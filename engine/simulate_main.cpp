@@ -310,7 +310,14 @@ int main(int argc, char** argv) {
       throw std::invalid_argument(format != "table"
                                       ? "--depth and --top shape the table; CSV and JSON carry every layer by its dotted name"
                                       : "--depth and --top show one report: give one device, batch and dtype");
-    if (reports.size() == 1 && (depth > 0 || top > 0)) {
+    if (!report_options.measured.empty() && report_options.svg.empty() &&
+        (format != "table" || reports.size() != 1 || depth > 0 || top > 0))
+      throw std::invalid_argument("--measured puts measured times beside the predictions of one report in the table "
+                                  "(one device, batch and dtype, no --depth or --top), or on the --svg roofline");
+    if (reports.size() == 1 && !report_options.measured.empty() && format == "table" && depth == 0 && top == 0) {
+      const auto measured = engine::cli::load_measurements(report_options.measured);
+      text = engine::render::table(reports.front(), engine::compare_measured(reports.front(), measured), view);
+    } else if (reports.size() == 1 && (depth > 0 || top > 0)) {
       const engine::Report& r = reports.front();
       std::vector<engine::BreakdownRow> rows = depth > 0 ? engine::block_rows(r, depth) : engine::layer_rows(r);
       const auto time = view == engine::render::PassView::Forward    ? engine::TimeOf::Inference

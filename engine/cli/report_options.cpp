@@ -50,9 +50,11 @@ std::vector<int> parse_device_counts(const std::string& text) {
 // layer,pass,seconds per line; a header line and '#' comments are skipped.
 // Read through lang::read_source, so a huge file, a directory or /dev/zero is refused up front
 // instead of read line by endless line into memory.
-std::vector<render::Measurement> load_measurements(const std::string& path) {
+}  // namespace
+
+std::vector<Measurement> load_measurements(const std::string& path) {
   std::istringstream in(lang::read_source(path));
-  std::vector<render::Measurement> out;
+  std::vector<Measurement> out;
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
@@ -70,6 +72,8 @@ std::vector<render::Measurement> load_measurements(const std::string& path) {
   }
   return out;
 }
+
+namespace {
 
 // "out.svg" + "roofline-a100-fp32-b64" -> "out-roofline-a100-fp32-b64.svg", beside it.
 std::string sibling(const std::string& path, const std::string& what) {

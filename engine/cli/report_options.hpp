@@ -5,6 +5,7 @@
 // reports, writes the files (atomically, all or none) and returns the text to append to stdout.
 #pragma once
 
+#include "engine/measured.hpp"
 #include "engine/report.hpp"
 
 #include "ir/device.hpp"
@@ -31,6 +32,10 @@ struct ReportOptions {
 };
 
 void add_report_options(CLI::App& app, ReportOptions& options);
+
+// A CSV of layer,forward|backward,seconds (calibrate --measurements writes one). Throws naming the
+// file and line of a bad row.
+std::vector<Measurement> load_measurements(const std::string& path);
 
 // "fp32" or "fp32,fp16": what --dtype takes. Throws std::invalid_argument naming a bad item.
 std::vector<ir::Precision> parse_precisions(const std::string& text);

@@ -4,6 +4,7 @@
 
 #include "engine/breakdown.hpp"
 #include "engine/comparison.hpp"
+#include "engine/measured.hpp"
 #include "engine/generation.hpp"
 #include "engine/report.hpp"
 
@@ -23,6 +24,9 @@ std::string table(const Report& report, PassView view = PassView::Train, bool wi
 // The same with the rows of engine/breakdown.hpp (blocks at a depth, or layers ranked by time with
 // their share of it: `ranked`) in place of the per-layer rows.
 std::string table(const Report& report, const std::vector<BreakdownRow>& rows, PassView view, bool ranked);
+// Measured layer times beside the predictions, each layer pass's error, and the totals over the
+// passes measured (simulate --measured CSV).
+std::string table(const Report& report, const MeasuredComparison& measured, PassView view);
 // One row per layer; the header names are the JSON field names (plus a few extra columns).
 std::string csv(const Report& report);
 // SI base units; field names documented in engine/render/json.cpp.

@@ -14,6 +14,7 @@
 // be real: it is drawn on the roof, flagged, and a note says why it is suspect.
 #pragma once
 
+#include "engine/measured.hpp"
 #include "engine/report.hpp"
 
 #include "ir/device.hpp"
@@ -24,11 +25,7 @@
 namespace ridge::engine::render {
 
 // A measured time of one layer pass (from calibrate / validate).
-struct Measurement {
-  std::string layer;
-  ir::Pass pass = ir::Pass::Forward;
-  double seconds = 0.0;
-};
+using Measurement = engine::Measurement;   // engine/measured.hpp
 
 struct Roof {
   double peak = 0.0;         // FLOP/s, the flat part

@@ -250,6 +250,46 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
   return grid(cols, cells) + summary(r, view);
 }
 
+std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
+  const bool fwd = view != PassView::Backward;
+  const bool bwd = view != PassView::Forward;
+  auto percent = [](const std::optional<double>& f) {
+    if (!f) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * *f);
+    return std::string(buf);
+  };
+  std::vector<Column> cols{{"Layer", false}, {"Op", false}};
+  if (fwd) cols.insert(cols.end(), {{"PALEO fwd"}, {"Measured fwd"}, {"Error fwd"}});
+  if (bwd) cols.insert(cols.end(), {{"PALEO bwd"}, {"Measured bwd"}, {"Error bwd"}});
+  std::vector<std::vector<std::string>> rows;
+  for (const MeasuredRow& l : m.rows) {
+    std::vector<std::string> row{l.name, l.op};
+    if (fwd) row.insert(row.end(), {si(l.predicted_fwd_s, "s"), l.measured_fwd_s ? si(*l.measured_fwd_s, "s") : "-", percent(l.error_fwd())});
+    if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent(l.error_bwd())});
+    rows.push_back(std::move(row));
+  }
+  std::string s = grid(cols, rows) + "Measured (the layer passes the CSV times)\n";
+  auto pass_line = [&](const char* label, std::size_t matched, double predicted, double measured, const std::optional<double>& median) {
+    const std::string text =
+        std::to_string(matched) + " of " + std::to_string(m.rows.size()) + " layers" +
+        (matched ? ": predicted " + si(predicted, "s") + ", measured " + si(measured, "s") + " (" +
+                       percent(measured > 0 ? std::optional<double>((predicted - measured) / measured) : std::nullopt) +
+                       "), median |error| per layer " + percent(median).substr(1)
+                 : std::string());
+    s += wrapped("  " + pad(label, 16, false), text, 18);
+  };
+  if (fwd) pass_line("forward", m.matched_fwd, m.predicted_fwd_s, m.measured_fwd_s, m.median_abs_error_fwd);
+  if (bwd) pass_line("backward", m.matched_bwd, m.predicted_bwd_s, m.measured_bwd_s, m.median_abs_error_bwd);
+  if (!m.unknown.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < std::min<std::size_t>(m.unknown.size(), 5); ++i) names += (i ? ", " : "") + m.unknown[i];
+    if (m.unknown.size() > 5) names += ", and " + std::to_string(m.unknown.size() - 5) + " more";
+    s += wrapped("  " + pad("not in network", 16, false), names, 18);
+  }
+  return s + summary(r, view);
+}
+
 std::string table(const Comparison& c, PassView view) {
   std::vector<Column> cols{{"Device", false}, {"Batch"}, {"Dtype", false}};
   if (view != PassView::Backward) cols.insert(cols.end(), {{"Infer time"}, {"Infer samples/s"}, {"Infer memory"}, {"Fits", false}});

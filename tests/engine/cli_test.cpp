@@ -215,6 +215,19 @@ TEST_CASE("CSV is one tidy table per file: the scaling table goes to a file of i
   CHECK_THAT(sweep.out, Catch::Contains("\nresnet50,"));
 }
 
+TEST_CASE("measured times without --svg show beside the predictions in the table") {
+  const fs::path csv = dir() / "measured.csv";
+  std::ofstream(csv) << "layer,pass,seconds\nstage1.conv1,forward,0.00005\nstage1.conv1,backward,0.0001\n";
+  const Run r = simulate("vgg19 a100-sxm4-40gb --measured '" + csv.string() + "'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("Measured fwd") && Catch::Contains("50.0 us") && Catch::Contains("1 of 46 layers"));
+  // Where the table cannot hold it, it says so rather than doing nothing.
+  const Run json = simulate("vgg19 a100-sxm4-40gb --format json --measured '" + csv.string() + "'");
+  CHECK(json.status == 1);
+  CHECK_THAT(json.err, Catch::Contains("--measured puts measured times beside the predictions"));
+}
+
 TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {
   // Llama-2-7B in fp16 on an H100: 128 prompt tokens, 20 generated; KV cache 524,288 B per token
   // (2 x 32 layers x 4096 x 2 B) for 148 tokens.
