@@ -20,17 +20,18 @@ LogLogPlot latency_vs_flops(const std::vector<Report>& reports) {
     const std::string key = r.device.name + ", " + prec(r) + ", batch " + std::to_string(r.batch);
     if (!index.contains(key)) {
       index[key] = p.series.size();
-      p.series.push_back({key, {}, {}, false, false, p.series.size()});
+      p.series.push_back({key, {}, {}, {}, false, false, p.series.size()});
     }
     PlotSeries& s = p.series[index[key]];
     if (r.totals.flops_fwd > 0 && r.totals.time_fwd_s > 0) {
       s.points.emplace_back(r.totals.flops_fwd, r.totals.time_fwd_s);
       s.labels.push_back(r.network);
+      s.fits.push_back(r.totals.fits_infer.value_or(true));
     }
     networks.insert(r.network);
   }
   p.title = "Latency vs FLOPs: " + std::to_string(networks.size()) + " networks";
-  p.subtitle = "PALEO inference time per batch; a network off the trend spends its time moving bytes";
+  p.subtitle = "PALEO inference time per batch; a network off the trend spends its time moving bytes; hollow: does not fit";
   return p;
 }
 
@@ -47,17 +48,23 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
     const std::string key = (networks.size() > 1 ? r.network + " on " : std::string()) + r.device.name + ", " + prec(r);
     if (!index.contains(key)) {
       index[key] = {p.series.size(), p.series.size() + 1};
-      p.series.push_back({key + ": inference", {}, {}, true, false, colours});
-      p.series.push_back({key + ": training", {}, {}, true, true, colours});
+      p.series.push_back({key + ": inference", {}, {}, {}, true, false, colours});
+      p.series.push_back({key + ": training", {}, {}, {}, true, true, colours});
       ++colours;
     }
     const auto [inf, train] = index[key];
     const double b = static_cast<double>(r.batch);
-    if (r.totals.throughput_infer > 0) p.series[inf].points.emplace_back(b, r.totals.throughput_infer);
-    if (r.totals.throughput_train > 0) p.series[train].points.emplace_back(b, r.totals.throughput_train);
+    if (r.totals.throughput_infer > 0) {
+      p.series[inf].points.emplace_back(b, r.totals.throughput_infer);
+      p.series[inf].fits.push_back(r.totals.fits_infer.value_or(true));
+    }
+    if (r.totals.throughput_train > 0) {
+      p.series[train].points.emplace_back(b, r.totals.throughput_train);
+      p.series[train].fits.push_back(r.totals.fits_train.value_or(true));
+    }
   }
   p.title = "Throughput vs batch" + (networks.size() == 1 ? ": " + *networks.begin() : std::string());
-  p.subtitle = "PALEO; inference solid, training step (forward + backward + update) dashed";
+  p.subtitle = "PALEO; inference solid, training step (forward + backward + update) dashed; hollow: does not fit";
   return p;
 }
 
@@ -86,12 +93,11 @@ std::string loglog_svg(const LogLogPlot& plot) {
   doc.text(kPlotWidth / 2, 50, plot.subtitle, 13, "middle", "#444");
   svg::draw_axes(doc, f, plot.x_title, plot.y_title);
 
-  const svg::Marker markers[] = {svg::Marker::Circle, svg::Marker::Square, svg::Marker::Triangle, svg::Marker::Diamond};
   double ly = f.top + 10;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
     const std::string colour = svg::palette(s.colour);
-    const svg::Marker m = markers[s.colour % 4];
+    const svg::Marker m = svg::series_marker(s.colour);
     std::vector<std::size_t> order(s.points.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.points[a].first < s.points[b].first; });
@@ -102,15 +108,18 @@ std::string loglog_svg(const LogLogPlot& plot) {
     }
     for (const std::size_t k : order) {
       const auto [x, y] = s.points[k];
-      const std::string label = k < s.labels.size() ? s.labels[k] : std::string();
+      const bool fits = k >= s.fits.size() || s.fits[k];
+      std::string label = k < s.labels.size() ? s.labels[k] : std::string();
+      // A configuration that does not fit in the device's memory could not run: hollow, and said so.
+      if (!fits) label += label.empty() ? "does not fit" : " (does not fit)";
       doc.open_group(s.name + (label.empty() ? "" : ": " + label));
-      svg::marker(doc, m, f.x.map(x), f.y.map(y), 4.5, colour, s.dashed);
+      svg::marker(doc, m, f.x.map(x), f.y.map(y), 4.5, colour, !fits);
       if (!label.empty()) doc.text(f.x.map(x) + 7, f.y.map(y) - 6, label, 11, "start", "#333");
       doc.close_group();
     }
     // Legend entry.
     if (s.line) doc.line(f.right + 20, ly - 4, f.right + 44, ly - 4, {colour, 2.0, s.dashed ? "7 4" : ""});
-    svg::marker(doc, m, f.right + 32, ly - 4, 4.5, colour, s.dashed);
+    svg::marker(doc, m, f.right + 32, ly - 4, 4.5, colour, false);
     doc.text(f.right + 52, ly, s.name.size() > 50 ? s.name.substr(0, 48) + "..." : s.name, 11);
     ly += 18;
   }

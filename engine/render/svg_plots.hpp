@@ -14,6 +14,7 @@ struct PlotSeries {
   std::string name;                                  // legend entry
   std::vector<std::pair<double, double>> points;     // (x, y), both > 0
   std::vector<std::string> labels;                   // per point, may be empty
+  std::vector<bool> fits;                            // per point: false draws it hollow, "does not fit"
   bool line = false;                                 // join the points (sorted by x)
   bool dashed = false;
   std::size_t colour = 0;                            // palette index

@@ -193,11 +193,28 @@ void marker(Document& doc, Marker m, double x, double y, double size, const std:
     case Marker::Diamond:
       doc.polygon({{x, y - size * 1.3}, {x + size * 1.1, y}, {x, y + size * 1.3}, {x - size * 1.1, y}}, fill, s);
       break;
+    case Marker::TriangleDown:
+      doc.polygon({{x, y + size * 1.2}, {x - size * 1.1, y - size * 0.8}, {x + size * 1.1, y - size * 0.8}}, fill, s);
+      break;
+    case Marker::Plus: {
+      const double a = size * 1.2, b = size * 0.4;
+      doc.polygon({{x - b, y - a}, {x + b, y - a}, {x + b, y - b}, {x + a, y - b}, {x + a, y + b}, {x + b, y + b},
+                   {x + b, y + a}, {x - b, y + a}, {x - b, y + b}, {x - a, y + b}, {x - a, y - b}, {x - b, y - b}},
+                  fill, s);
+      break;
+    }
   }
 }
 
+Marker series_marker(std::size_t i) {
+  static constexpr Marker shapes[] = {Marker::Circle, Marker::Square, Marker::Triangle, Marker::Diamond, Marker::TriangleDown,
+                                      Marker::Plus};
+  return shapes[i % std::size(shapes)];
+}
+
 std::string palette(std::size_t i) {
-  static const char* colours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#7F7F7F", "#F0E442"};
+  static const char* colours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
+                                  "#7F7F7F", "#F0E442", "#332288", "#882255", "#44AA99", "#999933"};
   return colours[i % (sizeof colours / sizeof colours[0])];
 }
 

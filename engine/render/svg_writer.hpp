@@ -65,10 +65,14 @@ struct Frame {
 // Background, grid at decades (minor lines at 2..9), ticks, tick labels and axis titles.
 void draw_axes(Document& doc, const Frame& f, std::string_view x_title, std::string_view y_title);
 
-enum class Marker { Circle, Triangle, Square, Diamond };
+enum class Marker { Circle, Triangle, Square, Diamond, TriangleDown, Plus };
+// The marker of series i: six shapes in turn, so with palette() the first 12 series differ in colour
+// and no two share both colour and shape.
+Marker series_marker(std::size_t i);
 void marker(Document& doc, Marker m, double x, double y, double size, const std::string& colour, bool hollow);
 
-// Distinguishable colours (Okabe-Ito, colour-blind safe), cycling.
+// Twelve distinguishable colours (Okabe-Ito's eight, colour-blind safe, then four of Paul Tol's
+// muted scheme), cycling after twelve.
 std::string palette(std::size_t i);
 
 }  // namespace ridge::engine::render::svg

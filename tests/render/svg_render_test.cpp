@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace ridge;
@@ -111,6 +112,31 @@ TEST_CASE("the throughput-vs-batch and latency-vs-FLOPs plots render to non-blan
   REQUIRE(lat.series.size() == 1);
   CHECK(lat.series[0].points.size() == 6);
   check_rendered(engine::render::loglog_svg(lat), engine::render::kPlotWidth, engine::render::kPlotHeight, "latency");
+}
+
+TEST_CASE("up to 12 series differ in colour, and no two share colour and marker") {
+  std::set<std::string> colours;
+  std::set<std::pair<std::string, int>> pairs;
+  for (std::size_t i = 0; i < 12; ++i) {
+    colours.insert(engine::render::svg::palette(i));
+    pairs.insert({engine::render::svg::palette(i), static_cast<int>(engine::render::svg::series_marker(i))});
+  }
+  CHECK(colours.size() == 12);
+  CHECK(pairs.size() == 12);
+  // The issue's collision: with eight colours and four markers, series 2 and 10 were both green triangles.
+  CHECK(engine::render::svg::palette(2) != engine::render::svg::palette(10));
+}
+
+TEST_CASE("configurations that do not fit in memory are drawn hollow and named") {
+  // VGG-16 training at batch 1024 needs far more than a T4's 16 GB; inference at batch 1 fits.
+  std::vector<engine::Report> sweep;
+  for (const std::int64_t b : {1, 1024}) sweep.push_back(testing::report("vgg16", "t4", b, ir::Precision::FP32));
+  REQUIRE(sweep.back().totals.fits_train == std::optional<bool>(false));
+  REQUIRE(sweep.front().totals.fits_infer == std::optional<bool>(true));
+  const auto plot = engine::render::throughput_vs_batch(sweep);
+  const std::string svg = engine::render::loglog_svg(plot);
+  CHECK_THAT(svg, Catch::Contains("training: does not fit"));
+  CHECK_THAT(svg, Catch::Contains("hollow: does not fit"));
 }
 
 TEST_CASE("SVG text is escaped and the document is self-contained") {
