@@ -1,5 +1,7 @@
 #include "json_writer.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +28,13 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 }  // namespace
 
 std::string printable(std::string_view s, std::string_view keep) {
+  // Nearly every text is plain ASCII: pass it through whole instead of byte by byte (the whole
+  // table goes through here once more before it is printed).
+  const auto plain = [&](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c >= 0x20 && c < 0x7F) || (c < 0x20 && keep.find(ch) != std::string_view::npos);
+  };
+  if (std::all_of(s.begin(), s.end(), plain)) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
