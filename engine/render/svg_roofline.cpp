@@ -138,8 +138,9 @@ svg::Marker pass_marker(ir::Pass pass, bool measured) {
 }  // namespace
 
 std::string roofline_svg(const Roofline& rl) {
-  const double height = kRooflineHeight + 16.0 * static_cast<double>(rl.notes.size());
-  svg::Document doc(kRooflineWidth, height);
+  // A fixed size: the notes are printed with the report (simulate's notes), not under the plot, where
+  // dozens of flagged points once grew the picture past 1500 px and were cut.
+  svg::Document doc(kRooflineWidth, kRooflineHeight);
   const Roof& roof = rl.roof;
 
   // Ranges: every point, the ridge a decade either side, and every ceiling.
@@ -274,12 +275,13 @@ std::string roofline_svg(const Roofline& rl) {
     doc.text(lx + 20, ly, "measured ceiling", 12);
   }
 
-  // Notes under the plot.
-  double ny = kRooflineHeight - 20;
-  for (const std::string& n : rl.notes) {
-    const bool suspect = n.rfind("suspect", 0) == 0;
-    doc.text(20, ny, n.size() > 170 ? n.substr(0, 167) + "..." : n, 11, "start", suspect ? "#D00000" : "#444");
-    ny += 16;
+  // One line under the plot says how many notes there are and where they are.
+  if (!rl.notes.empty()) {
+    const auto suspect = std::count_if(rl.notes.begin(), rl.notes.end(), [](const std::string& n) { return n.rfind("suspect", 0) == 0; });
+    const std::string line = std::to_string(rl.notes.size()) + (rl.notes.size() == 1 ? " note" : " notes") +
+                             (suspect ? " (" + std::to_string(suspect) + " suspect measured " + (suspect == 1 ? "point" : "points") + ", ringed)" : "") +
+                             ": printed with the report, not drawn here";
+    doc.text(20, kRooflineHeight - 20, line, 11, "start", suspect ? "#D00000" : "#444");
   }
   return doc.str();
 }

@@ -67,7 +67,7 @@ struct Roofline {
 Roofline roofline(const Report& report, const std::vector<Measurement>& measurements = {},
                   const ir::Device* device = nullptr);
 
-// A self-contained SVG, 1000 px wide and kRooflineHeight (+ 16 px per note line) high.
+// A self-contained SVG, 1000 px wide and kRooflineHeight high; the notes are the caller's to print.
 std::string roofline_svg(const Roofline& roofline);
 inline constexpr double kRooflineWidth = 1000;
 inline constexpr double kRooflineHeight = 680;
