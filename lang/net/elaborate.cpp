@@ -222,6 +222,7 @@ bool Elaborator::is_callable(std::string_view name) const {
 }
 
 ir::Network Elaborator::run() {
+  check_block_names();
   const ast::Definition& net = *network_;
   Scope scope;
   const bool returned = exec(net.body, scope);

@@ -86,6 +86,8 @@ class Elaborator {
   Value call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   Value run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   bool is_callable(std::string_view name) const;
+  // check_names.cpp: every block's names, called or not, before elaboration.
+  void check_block_names() const;
 
   // calls.cpp
   std::optional<Value> call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,

@@ -62,3 +62,31 @@ TEST_CASE("a misspelt .hw key gets the key it was meant to be") {
   CHECK_THAT(hw_error("link.nvlink.bandwidht = 300 GB/s"), Catch::Contains("(did you mean 'link.nvlink.bandwidth'?)"));
   CHECK_THAT(hw_error("colour = 5 us"), !Catch::Contains("did you mean"));
 }
+
+TEST_CASE("every block's names are checked, whether or not the network calls it") {
+  // `unused` is never called; `used` is, but its else branch is not taken with these settings.
+  const std::string text = "block unused(x) {\n  return x -> relu -> lienar(8)\n}\n"
+                           "block used(x, deep = false) {\n  if deep {\n    y = x -> relu\n  } else {\n    y = x\n  }\n  return y\n}\n"
+                           "network n {\n  input x: [8]\n  return used(x)\n}\n";
+  std::string error;
+  try {
+    lang::parse_network(text, "blocks.net");
+  } catch (const lang::Error& e) {
+    error = e.what();
+  }
+  CHECK_THAT(error, Catch::Contains("blocks.net:2:23:") &&
+                        Catch::Contains("unknown op or block 'lienar' in block 'unused' (did you mean 'linear'?)"));
+  const std::string branch = "block used(x, deep = false) {\n  if deep {\n    y = x -> relu\n  } else {\n    y = xx\n  }\n  return y\n}\n"
+                             "network n {\n  input x: [8]\n  return used(x, deep: true)\n}\n";
+  error.clear();
+  try {
+    lang::parse_network(branch, "branch.net");
+  } catch (const lang::Error& e) {
+    error = e.what();
+  }
+  CHECK_THAT(error, Catch::Contains("branch.net:5:9:") && Catch::Contains("unknown name 'xx' in block 'used'"));
+  // A name assigned anywhere in the block, a parameter, a loop variable or a network parameter is known.
+  CHECK_NOTHROW(lang::parse_network("block b(x, n) {\n  for i in 0 .. n {\n    x = x -> relu\n  }\n  y = x\n  return y\n}\n"
+                                    "network m(k = 2) {\n  input x: [8]\n  return b(x, k)\n}\n",
+                                    "ok.net"));
+}

@@ -1,0 +1,138 @@
+// Every block's names checked before anything is elaborated, whether or not the network calls the
+// block and whichever branches it takes: a typo in a block no one calls yet, or in an `else` not
+// taken at these settings, is an error now rather than when someone first uses it.
+//
+// The check is lenient where the language is dynamic: a name assigned anywhere in the block (or a
+// loop variable, or a parameter) counts as defined everywhere in it, so no valid program is refused;
+// the elaborator still reports what only running can tell (a name read before it is assigned).
+#include "net/elaborator.hpp"
+
+#include "suggest.hpp"
+
+#include <functional>
+#include <set>
+
+namespace ridge::lang::net {
+namespace {
+
+namespace x3 = boost::spirit::x3;
+
+// The names a body assigns (targets and loop variables), however deep.
+void assigned(const ast::Body& body, std::set<std::string>& out);
+
+struct Assigned {
+  std::set<std::string>& out;
+  void operator()(const ast::Input& s) const { out.insert(s.name.name); }
+  void operator()(const ast::Assign& s) const {
+    for (const auto& t : s.targets) out.insert(t.name);
+  }
+  void operator()(const ast::If& s) const {
+    for (const auto& b : s.branches) assigned(b.body, out);
+    if (s.otherwise) assigned(*s.otherwise, out);
+  }
+  void operator()(const ast::For& s) const {
+    out.insert(s.var.name);
+    assigned(s.body, out);
+  }
+  void operator()(const ast::Return&) const {}
+};
+
+void assigned(const ast::Body& body, std::set<std::string>& out) {
+  for (const auto& s : body) boost::apply_visitor(Assigned{out}, s);
+}
+
+}  // namespace
+
+void Elaborator::check_block_names() const {
+  for (const auto& [block_name, block] : blocks_) {
+    std::set<std::string> defined;
+    if (block->params)
+      for (const auto& p : *block->params) defined.insert(p.name.name);
+    assigned(block->body, defined);
+    const auto known = [&] {
+      std::vector<std::string> names(defined.begin(), defined.end());
+      for (const auto& [k, v] : globals_) names.push_back(k);
+      return names;
+    };
+    const auto where = " in block '" + block->name.name + "'";
+
+    struct Walk {
+      const Elaborator& e;
+      const std::set<std::string>& defined;
+      const std::function<std::vector<std::string>()>& known;
+      const std::string& where;
+
+      void body(const ast::Body& b) const {
+        for (const auto& s : b) boost::apply_visitor(*this, s);
+      }
+      void operator()(const ast::Input& s) const { expr(s.shape); }
+      void operator()(const ast::Assign& s) const { expr(s.value); }
+      void operator()(const ast::If& s) const {
+        for (const auto& br : s.branches) {
+          expr(br.condition);
+          body(br.body);
+        }
+        if (s.otherwise) body(*s.otherwise);
+      }
+      void operator()(const ast::For& s) const {
+        expr(s.from);
+        if (s.to) expr(*s.to);
+        body(s.body);
+      }
+      void operator()(const ast::Return& s) const { expr(s.value); }
+
+      void expr(const ast::Expr& x) const {
+        conditional(x.head);
+        for (const auto& c : x.links) call(c);
+      }
+      void conditional(const ast::Conditional& c) const {
+        binary(c.head);
+        for (const auto& t : c.tails) {
+          expr(t.then.get());
+          binary(t.otherwise);
+        }
+      }
+      void binary(const ast::Binary& b) const {
+        unary(b.first);
+        for (const auto& op : b.rest) unary(op.rhs);
+      }
+      void unary(const ast::Unary& u) const {
+        operand(u.operand);
+        for (const auto& i : u.indices) expr(i.get());
+      }
+      void operand(const ast::Operand& o) const {
+        if (const auto* id = boost::get<ast::Identifier>(&o)) return name(*id);
+        if (const auto* c = boost::get<x3::forward_ast<ast::Call>>(&o)) return call(c->get());
+        if (const auto* l = boost::get<x3::forward_ast<ast::List>>(&o)) {
+          for (const auto& item : l->get().items) expr(item);
+          return;
+        }
+        if (const auto* g = boost::get<x3::forward_ast<ast::Group>>(&o)) return expr(g->get().inner.get());
+      }
+      void name(const ast::Identifier& id) const {
+        if (defined.count(id.name) || e.globals_.count(id.name)) return;
+        if (e.is_callable(id.name)) return;   // the elaborator explains a function used as a value
+        const std::string best = closest_name(id.name, known());
+        e.fail(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+      }
+      void call(const ast::Call& c) const {
+        if (!e.is_callable(c.callee.name)) {
+          std::vector<std::string> names;
+          for (const auto& [k, v] : e.blocks_) names.push_back(k);
+          for (const auto n : callable_names()) names.emplace_back(n);
+          const std::string best = closest_name(c.callee.name, names);
+          e.fail(c.callee, "unknown op or block '" + c.callee.name + "'" + where +
+                               (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+        }
+        if (c.args)
+          for (const auto& a : *c.args) expr(a.value.get());
+      }
+    };
+    const std::function<std::vector<std::string>()> known_names = known;
+    Walk{*this, defined, known_names, where}.body(block->body);
+    for (const auto& p : block->params ? *block->params : std::vector<ast::Param>{})
+      if (p.default_value) Walk{*this, defined, known_names, where}.expr(*p.default_value);
+  }
+}
+
+}  // namespace ridge::lang::net
