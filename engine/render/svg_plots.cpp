@@ -2,6 +2,8 @@
 #include "svg_writer.hpp"
 
 #include <algorithm>
+#include <array>
+#include <tuple>
 #include <map>
 #include <set>
 
@@ -68,6 +70,46 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
   return p;
 }
 
+std::vector<LabelSpot> place_labels(const std::vector<std::pair<double, double>>& points, const std::vector<double>& widths,
+                                    double height) {
+  struct Box {
+    double x0, y0, x1, y1;
+    bool hits(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+  };
+  constexpr double kMarker = 6.0;   // a marker's half size, with a little air
+  std::vector<Box> taken;
+  for (const auto& [x, y] : points) taken.push_back({x - kMarker, y - kMarker, x + kMarker, y + kMarker});
+  // Spots around the point: (dx, dy of the baseline, left of the point?), nearest first.
+  constexpr std::array<std::tuple<double, double, bool>, 8> spots{{{7, -6, false}, {7, 14, false}, {-7, -6, true}, {-7, 14, true},
+                                                                  {7, -20, false}, {7, 28, false}, {-7, -20, true}, {-7, 28, true}}};
+  std::vector<LabelSpot> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto [px, py] = points[i];
+    const double w = i < widths.size() ? widths[i] : 0.0;
+    if (w <= 0) {   // no label: only an obstacle
+      out.push_back({px, py, false});
+      continue;
+    }
+    LabelSpot chosen{};
+    bool placed = false;
+    for (std::size_t k = 0; k < spots.size() && !placed; ++k) {
+      const auto [dx, dy, left] = spots[k];
+      const LabelSpot spot{px + dx, py + dy, left};
+      const Box box{left ? spot.x - w : spot.x, spot.y - height, left ? spot.x : spot.x + w, spot.y + 2};
+      if (k == 0) chosen = spot;
+      if (std::none_of(taken.begin(), taken.end(), [&](const Box& b) { return b.hits(box); })) {
+        chosen = spot;
+        placed = true;
+      }
+    }
+    const double w0 = w;
+    taken.push_back({chosen.end_anchor ? chosen.x - w0 : chosen.x, chosen.y - height, chosen.end_anchor ? chosen.x : chosen.x + w0,
+                     chosen.y + 2});
+    out.push_back(chosen);
+  }
+  return out;
+}
+
 std::string loglog_svg(const LogLogPlot& plot) {
   svg::Document doc(kPlotWidth, kPlotHeight);
   double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
@@ -93,6 +135,25 @@ std::string loglog_svg(const LogLogPlot& plot) {
   doc.text(kPlotWidth / 2, 50, plot.subtitle, 13, "middle", "#444");
   svg::draw_axes(doc, f, plot.x_title, plot.y_title);
 
+  // Every point's label, placed clear of every point and of the labels placed before it.
+  auto label_of = [](const PlotSeries& s, std::size_t k) {
+    std::string label = k < s.labels.size() ? s.labels[k] : std::string();
+    // A configuration that does not fit in the device's memory could not run: hollow, and said so.
+    if (k < s.fits.size() && !s.fits[k]) label += label.empty() ? "does not fit" : " (does not fit)";
+    return label;
+  };
+  std::vector<std::pair<double, double>> pixels;
+  std::vector<double> widths;
+  std::vector<std::size_t> first_of_series;
+  for (const PlotSeries& s : plot.series) {
+    first_of_series.push_back(pixels.size());
+    for (std::size_t k = 0; k < s.points.size(); ++k) {
+      pixels.emplace_back(f.x.map(s.points[k].first), f.y.map(s.points[k].second));
+      widths.push_back(6.2 * static_cast<double>(label_of(s, k).size()));   // 11 px DejaVu Sans, about 6.2 px a character
+    }
+  }
+  const std::vector<LabelSpot> spots = place_labels(pixels, widths, 11);
+
   double ly = f.top + 10;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
@@ -109,12 +170,11 @@ std::string loglog_svg(const LogLogPlot& plot) {
     for (const std::size_t k : order) {
       const auto [x, y] = s.points[k];
       const bool fits = k >= s.fits.size() || s.fits[k];
-      std::string label = k < s.labels.size() ? s.labels[k] : std::string();
-      // A configuration that does not fit in the device's memory could not run: hollow, and said so.
-      if (!fits) label += label.empty() ? "does not fit" : " (does not fit)";
+      const std::string label = label_of(s, k);
       doc.open_group(s.name + (label.empty() ? "" : ": " + label));
       svg::marker(doc, m, f.x.map(x), f.y.map(y), 4.5, colour, !fits);
-      if (!label.empty()) doc.text(f.x.map(x) + 7, f.y.map(y) - 6, label, 11, "start", "#333");
+      const LabelSpot& spot = spots[first_of_series[i] + k];
+      if (!label.empty()) doc.text(spot.x, spot.y, label, 11, spot.end_anchor ? "end" : "start", "#333");
       doc.close_group();
     }
     // Legend entry.

@@ -31,6 +31,16 @@ LogLogPlot latency_vs_flops(const std::vector<Report>& reports);
 // One colour per (network, device, precision); inference throughput solid, training dashed; a point per batch.
 LogLogPlot throughput_vs_batch(const std::vector<Report>& reports);
 
+// Where point labels go so that no label covers another or a point: for each point (pixels) and its
+// label's width, the first of a few spots around it (right and above first) that is clear, else the
+// first spot. Returns, per label, the text's anchor point and whether it is right-aligned.
+struct LabelSpot {
+  double x = 0, y = 0;
+  bool end_anchor = false;   // text-anchor "end": the label sits left of its point
+};
+std::vector<LabelSpot> place_labels(const std::vector<std::pair<double, double>>& points, const std::vector<double>& widths,
+                                    double height);
+
 // A self-contained SVG of kPlotWidth x kPlotHeight px.
 std::string loglog_svg(const LogLogPlot& plot);
 inline constexpr double kPlotWidth = 960;

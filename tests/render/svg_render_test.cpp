@@ -143,6 +143,29 @@ TEST_CASE("configurations that do not fit in memory are drawn hollow and named")
   CHECK_THAT(svg, Catch::Contains("hollow: does not fit"));
 }
 
+TEST_CASE("point labels are placed clear of every point and of each other") {
+  // Four labelled points crowded into 30 px and an unlabelled one among them: where the default
+  // spot (right and above) is taken, the label moves below or to the left.
+  const std::vector<std::pair<double, double>> pts{{100, 100}, {100, 112}, {104, 124}, {150, 100}, {108, 106}};
+  const std::vector<double> widths{60, 60, 60, 40, 0};
+  const auto spots = engine::render::place_labels(pts, widths, 11);
+  REQUIRE(spots.size() == pts.size());
+  struct Box {
+    double x0, y0, x1, y1;
+  };
+  std::vector<Box> labels;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (widths[i] <= 0) continue;
+    const auto& s = spots[i];
+    labels.push_back({s.end_anchor ? s.x - widths[i] : s.x, s.y - 11, s.end_anchor ? s.x : s.x + widths[i], s.y + 2});
+  }
+  auto hits = [](const Box& a, const Box& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; };
+  for (std::size_t a = 0; a < labels.size(); ++a) {
+    for (std::size_t b = a + 1; b < labels.size(); ++b) CHECK_FALSE(hits(labels[a], labels[b]));
+    for (const auto& [x, y] : pts) CHECK_FALSE(hits(labels[a], Box{x - 4.5, y - 4.5, x + 4.5, y + 4.5}));
+  }
+}
+
 TEST_CASE("SVG text is escaped and the document is self-contained") {
   engine::render::svg::Document d(100, 50);
   d.text(1, 2, "a<b & \"c\"", 10);
