@@ -89,7 +89,7 @@ std::string peaks_line(const DeviceSummary& d) {
 // spaces. A word longer than the line stays whole.
 constexpr std::size_t kWidth = 120;
 std::string wrapped(const std::string& first, const std::string& text, std::size_t indent) {
-  std::string out = first, line_words;
+  std::string out = first;
   std::size_t column = first.size();
   std::size_t at = 0;
   bool line_start = true;
@@ -111,6 +111,53 @@ std::string wrapped(const std::string& first, const std::string& text, std::size
     at = end + 1;
   }
   return out + "\n";
+}
+
+// "+12.5 %" (signed) or "12.5 %" of a fraction; "-" when there is none.
+std::string percent(const std::optional<double>& fraction, bool sign) {
+  if (!fraction) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, sign ? "%+.1f %%" : "%.1f %%", 100.0 * *fraction);
+  return buf;
+}
+
+// The columns of one pass in the layer table, in order; each mode shows a subset.
+enum class PassColumns { Wide, Detail, Brief, TimeOnly };
+enum class PassColumn { Flops, Bytes, Intensity, Bound, Roofline, Paleo };
+std::vector<PassColumn> pass_columns(PassColumns mode) {
+  switch (mode) {
+    case PassColumns::Wide:
+      return {PassColumn::Flops, PassColumn::Bytes, PassColumn::Intensity, PassColumn::Bound, PassColumn::Roofline, PassColumn::Paleo};
+    case PassColumns::Detail: return {PassColumn::Flops, PassColumn::Intensity, PassColumn::Bound, PassColumn::Paleo};
+    case PassColumns::Brief: return {PassColumn::Flops, PassColumn::Bound, PassColumn::Paleo};
+    case PassColumns::TimeOnly: return {PassColumn::Paleo};
+  }
+  return {};
+}
+
+Column pass_header(PassColumn c, const std::string& pass) {
+  switch (c) {
+    case PassColumn::Flops: return {"FLOPs " + pass};
+    case PassColumn::Bytes: return {"Bytes " + pass};
+    case PassColumn::Intensity: return {"AI " + pass};
+    case PassColumn::Bound: return {"Bound " + pass, false};
+    case PassColumn::Roofline: return {"Roofline " + pass};
+    case PassColumn::Paleo: return {"PALEO " + pass};
+  }
+  return {};
+}
+
+std::string pass_cell(PassColumn col, const PassCost& c, const PassTime& t) {
+  const bool ran = runs(c);
+  switch (col) {
+    case PassColumn::Flops: return ran ? si(c.flops, "FLOP") : "-";
+    case PassColumn::Bytes: return ran ? si(c.bytes(), "B") : "-";
+    case PassColumn::Intensity: return ran ? ratio(t.intensity, "FLOP/B") : "-";
+    case PassColumn::Bound: return std::string(bound_name(t.bound));
+    case PassColumn::Roofline: return time_cell(c, t.roofline_s);
+    case PassColumn::Paleo: return time_cell(c, t.paleo_s);
+  }
+  return "-";
 }
 
 // "features.blo...citation.conv2": the head and the tail of a name longer than `cap`.
@@ -178,33 +225,21 @@ std::string summary(const Report& r, PassView view) {
 std::string table(const Report& r, PassView view, bool wide) {
   const bool fwd = view != PassView::Backward;
   const bool bwd = view != PassView::Forward;
-  // Wide: every column of each pass shown. Default: what fits 120 columns for names of up to ~30
-  // characters: one pass in detail (FLOPs, intensity, bound, time), or for training the forward's
-  // FLOPs and bound and both passes' times.
-  const bool detail_fwd = wide || view == PassView::Forward;
-  const bool detail_bwd = wide || view == PassView::Backward;
+  // Wide: every column of each pass. Default, to fit 120 columns: one pass alone in detail (FLOPs,
+  // intensity, bound, time); for training, the forward's FLOPs, bound and time and the backward's time.
+  const PassColumns fwd_mode = wide ? PassColumns::Wide : view == PassView::Forward ? PassColumns::Detail : PassColumns::Brief;
+  const PassColumns bwd_mode = wide ? PassColumns::Wide : view == PassView::Backward ? PassColumns::Detail : PassColumns::TimeOnly;
+  const std::vector<PassColumn> fwd_cols = fwd ? pass_columns(fwd_mode) : std::vector<PassColumn>{};
+  const std::vector<PassColumn> bwd_cols = bwd ? pass_columns(bwd_mode) : std::vector<PassColumn>{};
   std::vector<Column> cols{{"Layer", false}, {"Op", false}, {"Output shape", false}, {"Params"}, {"MACs"}};
-  if (fwd && wide) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"Roofline fwd"}, {"PALEO fwd"}});
-  else if (detail_fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"AI fwd"}, {"Bound fwd", false}, {"PALEO fwd"}});
-  else if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bound fwd", false}, {"PALEO fwd"}});
-  if (bwd && wide) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"Roofline bwd"}, {"PALEO bwd"}});
-  else if (detail_bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"AI bwd"}, {"Bound bwd", false}, {"PALEO bwd"}});
-  else if (bwd) cols.insert(cols.end(), {{"PALEO bwd"}});
+  for (const PassColumn c : fwd_cols) cols.push_back(pass_header(c, "fwd"));
+  for (const PassColumn c : bwd_cols) cols.push_back(pass_header(c, "bwd"));
   std::vector<std::vector<std::string>> rows;
   for (const LayerRow& l : r.layers) {
     std::vector<std::string> cells{l.name, std::string(ir::op_name(l.op)), shape(r.batch, l.output_shape),
                                    l.params > 0 ? count(l.params) : "-", l.macs > 0 ? si(l.macs, "") : "-"};
-    auto add_pass = [&](const PassCost& c, const PassTime& t, bool detail, bool times_only) {
-      const bool ran = runs(c);
-      if (!times_only) cells.push_back(ran ? si(c.flops, "FLOP") : "-");
-      if (wide) cells.push_back(ran ? si(c.bytes(), "B") : "-");
-      if (detail) cells.push_back(ran ? ratio(t.intensity, "FLOP/B") : "-");
-      if (!times_only) cells.push_back(std::string(bound_name(t.bound)));
-      if (wide) cells.push_back(time_cell(c, t.roofline_s));
-      cells.push_back(time_cell(c, t.paleo_s));
-    };
-    if (fwd) add_pass(l.fwd, l.time_fwd, detail_fwd, false);
-    if (bwd) add_pass(l.bwd, l.time_bwd, detail_bwd, !detail_bwd);
+    for (const PassColumn c : fwd_cols) cells.push_back(pass_cell(c, l.fwd, l.time_fwd));
+    for (const PassColumn c : bwd_cols) cells.push_back(pass_cell(c, l.bwd, l.time_bwd));
     rows.push_back(std::move(cells));
   }
   std::string layers = grid(cols, rows);
@@ -233,18 +268,13 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
   if (fwd && bwd) cols.push_back({"PALEO train f+b"});
   if (ranked) cols.insert(cols.end(), {{"Share"}, {"Cumulative"}});
   std::vector<std::vector<std::string>> cells;
-  auto percent = [](double f) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * f);
-    return std::string(buf);
-  };
   for (const BreakdownRow& b : rows) {
     std::vector<std::string> row{b.name, blocks ? std::to_string(b.layers) : b.op, b.params > 0 ? count(b.params) : "-",
                                  b.macs > 0 ? si(b.macs, "") : "-"};
     if (fwd) row.insert(row.end(), {si(b.flops_fwd, "FLOP"), si(b.bytes_fwd, "B"), si(b.time_fwd_s, "s")});
     if (bwd) row.insert(row.end(), {si(b.flops_bwd, "FLOP"), si(b.bytes_bwd, "B"), si(b.time_bwd_s, "s")});
     if (fwd && bwd) row.push_back(si(b.time_train_s, "s"));
-    if (ranked) row.insert(row.end(), {percent(b.share), percent(b.cumulative)});
+    if (ranked) row.insert(row.end(), {percent(b.share, false), percent(b.cumulative, false)});
     cells.push_back(std::move(row));
   }
   return grid(cols, cells) + summary(r, view);
@@ -253,20 +283,14 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
 std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
   const bool fwd = view != PassView::Backward;
   const bool bwd = view != PassView::Forward;
-  auto percent = [](const std::optional<double>& f) {
-    if (!f) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * *f);
-    return std::string(buf);
-  };
   std::vector<Column> cols{{"Layer", false}, {"Op", false}};
   if (fwd) cols.insert(cols.end(), {{"PALEO fwd"}, {"Measured fwd"}, {"Error fwd"}});
   if (bwd) cols.insert(cols.end(), {{"PALEO bwd"}, {"Measured bwd"}, {"Error bwd"}});
   std::vector<std::vector<std::string>> rows;
   for (const MeasuredRow& l : m.rows) {
     std::vector<std::string> row{l.name, l.op};
-    if (fwd) row.insert(row.end(), {si(l.predicted_fwd_s, "s"), l.measured_fwd_s ? si(*l.measured_fwd_s, "s") : "-", percent(l.error_fwd())});
-    if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent(l.error_bwd())});
+    if (fwd) row.insert(row.end(), {si(l.predicted_fwd_s, "s"), l.measured_fwd_s ? si(*l.measured_fwd_s, "s") : "-", percent(l.error_fwd(), true)});
+    if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent(l.error_bwd(), true)});
     rows.push_back(std::move(row));
   }
   std::string s = grid(cols, rows) + "Measured (the layer passes the CSV times)\n";
@@ -274,8 +298,8 @@ std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
     const std::string text =
         std::to_string(matched) + " of " + std::to_string(m.rows.size()) + " layers" +
         (matched ? ": predicted " + si(predicted, "s") + ", measured " + si(measured, "s") + " (" +
-                       percent(measured > 0 ? std::optional<double>((predicted - measured) / measured) : std::nullopt) +
-                       "), median |error| per layer " + percent(median).substr(1)
+                       percent(measured > 0 ? std::optional<double>((predicted - measured) / measured) : std::nullopt, true) +
+                       "), median |error| per layer " + percent(median, false)
                  : std::string());
     s += wrapped("  " + pad(label, 16, false), text, 18);
   };

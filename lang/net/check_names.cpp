@@ -9,7 +9,6 @@
 
 #include "suggest.hpp"
 
-#include <functional>
 #include <set>
 
 namespace ridge::lang::net {
@@ -49,18 +48,11 @@ void Elaborator::check_block_names() const {
     if (block->params)
       for (const auto& p : *block->params) defined.insert(p.name.name);
     assigned(block->body, defined);
-    const auto known = [&] {
-      std::vector<std::string> names(defined.begin(), defined.end());
-      for (const auto& [k, v] : globals_) names.push_back(k);
-      return names;
-    };
-    const auto where = " in block '" + block->name.name + "'";
 
     struct Walk {
       const Elaborator& e;
       const std::set<std::string>& defined;
-      const std::function<std::vector<std::string>()>& known;
-      const std::string& where;
+      const std::string where;
 
       void body(const ast::Body& b) const {
         for (const auto& s : b) boost::apply_visitor(*this, s);
@@ -112,15 +104,14 @@ void Elaborator::check_block_names() const {
       void name(const ast::Identifier& id) const {
         if (defined.count(id.name) || e.globals_.count(id.name)) return;
         if (e.is_callable(id.name)) return;   // the elaborator explains a function used as a value
-        const std::string best = closest_name(id.name, known());
+        std::vector<std::string> known(defined.begin(), defined.end());
+        for (const auto& [k, v] : e.globals_) known.push_back(k);
+        const std::string best = closest_name(id.name, known);
         e.fail(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
       }
       void call(const ast::Call& c) const {
         if (!e.is_callable(c.callee.name)) {
-          std::vector<std::string> names;
-          for (const auto& [k, v] : e.blocks_) names.push_back(k);
-          for (const auto n : callable_names()) names.emplace_back(n);
-          const std::string best = closest_name(c.callee.name, names);
+          const std::string best = closest_name(c.callee.name, e.callable_known());
           e.fail(c.callee, "unknown op or block '" + c.callee.name + "'" + where +
                                (best.empty() ? "" : " (did you mean '" + best + "'?)"));
         }
@@ -128,10 +119,11 @@ void Elaborator::check_block_names() const {
           for (const auto& a : *c.args) expr(a.value.get());
       }
     };
-    const std::function<std::vector<std::string>()> known_names = known;
-    Walk{*this, defined, known_names, where}.body(block->body);
-    for (const auto& p : block->params ? *block->params : std::vector<ast::Param>{})
-      if (p.default_value) Walk{*this, defined, known_names, where}.expr(*p.default_value);
+    const Walk walk{*this, defined, " in block '" + block->name.name + "'"};
+    walk.body(block->body);
+    if (block->params)
+      for (const auto& p : *block->params)
+        if (p.default_value) walk.expr(*p.default_value);
   }
 }
 

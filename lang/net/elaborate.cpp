@@ -221,6 +221,13 @@ bool Elaborator::is_callable(std::string_view name) const {
   return blocks_.count(name) || is_op_name(name) || is_builtin_name(name);
 }
 
+std::vector<std::string> Elaborator::callable_known() const {
+  std::vector<std::string> known;
+  for (const auto& [name, block] : blocks_) known.push_back(name);
+  for (const auto n : callable_names()) known.emplace_back(n);
+  return known;
+}
+
 ir::Network Elaborator::run() {
   check_block_names();
   const ast::Definition& net = *network_;
@@ -468,10 +475,7 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
     if (c.label) fail(*c.label, "'as' names a layer or block instance; '" + name + "' makes neither");
     return *call_builtin(name, c, std::move(args));
   }
-  std::vector<std::string> known(blocks_.size());
-  std::transform(blocks_.begin(), blocks_.end(), known.begin(), [](const auto& kv) { return kv.first; });
-  for (auto n : callable_names()) known.emplace_back(n);
-  fail(c.callee, "unknown op or block '" + name + "'" + suggestion(name, known));
+  fail(c.callee, "unknown op or block '" + name + "'" + suggestion(name, callable_known()));
 }
 
 Value Elaborator::call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args) {

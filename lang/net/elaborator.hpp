@@ -86,6 +86,8 @@ class Elaborator {
   Value call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   Value run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   bool is_callable(std::string_view name) const;
+  // Every name a call may take: the file's blocks, then the ops and built-in functions.
+  std::vector<std::string> callable_known() const;
   // check_names.cpp: every block's names, called or not, before elaboration.
   void check_block_names() const;
 

@@ -102,6 +102,11 @@ TEST_CASE("the table shows layers, totals, throughput, memory and the device's r
   for (const char* s : {"FLOPs fwd", "Bound fwd", "PALEO fwd", "PALEO bwd", "basic8.conv2", "fits in", "ridge point"})
     CHECK(compact.find(s) != std::string::npos);
   CHECK(compact.find("Roofline fwd") == std::string::npos);
+  // --pass backward --wide: the backward's six columns and none of the forward's (this combination
+  // once added forward headers without their cells and died in the grid).
+  const std::string bwd_wide = engine::render::table(r, engine::render::PassView::Backward, true);
+  CHECK(bwd_wide.find("Roofline bwd") != std::string::npos);
+  CHECK(bwd_wide.find("FLOPs fwd") == std::string::npos);
 }
 
 TEST_CASE("the default table fits 120 columns for every zoo network, in every pass") {
