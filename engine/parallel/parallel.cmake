@@ -1,5 +1,5 @@
-# Parallel training (tensor, pipeline, data, sequence parallelism, ZeRO; collectives; --search) and
-# the simulate options that ask for it. Included from engine/CMakeLists.txt after reports.cmake.
+# Parallel training (tensor, pipeline, data, sequence parallelism, ZeRO; collectives; --search).
+# Included from engine/CMakeLists.txt after reports.cmake.
 target_sources(ridge_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transformer.cpp
@@ -8,4 +8,3 @@ target_sources(ridge_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/../render/parallel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/../render/pipeline_trace.cpp
 )
-target_sources(ridge_engine_cli PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../cli/parallel_options.cpp)

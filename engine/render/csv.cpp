@@ -1,9 +1,8 @@
-// CSV (RFC 4180 quoting, LF line ends): one row per layer, or per device x batch; header names are the JSON field names.
-// Numbers in SI base units with full precision; fields holding commas or quotes are quoted.
+// CSV (RFC 4180 quoting, LF line ends): one table of the schema per file, its header the column names
+// (the JSON field names). Numbers in SI base units with full precision; an absent figure is an empty
+// field; a shape is written 64x3x224x224.
 #include "json_writer.hpp"
 #include "render.hpp"
-
-#include "ir/ops.hpp"
 
 namespace ridge::engine::render {
 namespace {
@@ -18,51 +17,28 @@ std::string field(std::string_view text) {
   return out + "\"";
 }
 
-std::string num(double d) { return json_number(d); }
-
-std::string optional_bool(const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : ""; }
-
-std::string shape(std::int64_t batch, const ir::Shape& s) {
-  ir::Shape full{batch};
-  full.insert(full.end(), s.begin(), s.end());
-  return ir::to_string(full);
-}
+struct CellText {
+  std::string operator()(std::monostate) const { return {}; }
+  std::string operator()(bool b) const { return b ? "true" : "false"; }
+  std::string operator()(std::int64_t i) const { return std::to_string(i); }
+  std::string operator()(double d) const { return json_number(d) == "null" ? std::string() : json_number(d); }
+  std::string operator()(const std::string& s) const { return field(s); }
+  std::string operator()(const std::vector<std::int64_t>& v) const {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "x" : "") + std::to_string(v[i]);
+    return out;
+  }
+};
 
 }  // namespace
 
-std::string csv(const Report& r) {
-  std::string out =
-      "name,op,op_class,output_shape,params,macs,flops_fwd,flops_bwd,bytes_fwd,bytes_bwd,ai_fwd,ai_bwd,"
-      "roofline_fwd_s,roofline_bwd_s,time_fwd_s,time_bwd_s,time_fwd_train_s,bound_fwd,bound_bwd,peak_used,"
-      "network,device_id,batch,dtype\n";
-  for (const LayerRow& l : r.layers) {
-    const std::string cells[] = {
-        field(l.name), std::string(ir::op_name(l.op)), std::string(ir::op_class_name(l.op_class)),
-        field(shape(r.batch, l.output_shape)), num(l.params), num(l.macs), num(l.fwd.flops), num(l.bwd.flops),
-        num(l.fwd.bytes()), num(l.bwd.bytes()), num(l.time_fwd.intensity), num(l.time_bwd.intensity),
-        num(l.time_fwd.roofline_s), num(l.time_bwd.roofline_s), num(l.time_fwd.paleo_s), num(l.time_bwd.paleo_s),
-        num(l.time_fwd_train.paleo_s), std::string(bound_name(l.time_fwd.bound)),
-        std::string(bound_name(l.time_bwd.bound)), l.peak.describe(), field(r.network), field(r.device.id),
-        std::to_string(r.batch), std::string(ir::precision_name(r.precision))};
-    for (std::size_t i = 0; i < std::size(cells); ++i) out += (i ? "," : "") + cells[i];
-    out += "\n";
-  }
-  return out;
-}
-
-std::string csv(const Comparison& c) {
-  std::string out =
-      "network,device,device_id,batch,dtype,time_infer_s,time_train_s,roofline_infer_s,roofline_train_s,throughput_infer,"
-      "throughput_train,memory_infer_bytes,memory_train_bytes,memory_bytes,fits_infer,fits_train\n";
-  for (const ComparisonRow& r : c.rows) {
-    const std::string cells[] = {field(c.network), field(r.device), field(r.device_id), std::to_string(r.batch),
-                                 std::string(ir::precision_name(r.precision)), num(r.time_infer_s),
-                                 num(r.time_train_s), num(r.roofline_infer_s), num(r.roofline_train_s),
-                                 num(r.throughput_infer), num(r.throughput_train), num(r.memory_infer_bytes),
-                                 num(r.memory_train_bytes), r.memory_device_bytes ? num(*r.memory_device_bytes) : "",
-                                 optional_bool(r.fits_infer), optional_bool(r.fits_train)};
-    for (std::size_t i = 0; i < std::size(cells); ++i) out += (i ? "," : "") + cells[i];
-    out += "\n";
+std::string csv(const Table& t) {
+  std::string out;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + field(t.columns[c]);
+  out += '\n';
+  for (const std::vector<Cell>& row : t.rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + std::visit(CellText{}, row[c]);
+    out += '\n';
   }
   return out;
 }

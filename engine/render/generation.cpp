@@ -37,28 +37,4 @@ std::string table(const Generation& g) {
   return s;
 }
 
-std::string json(const Generation& g) {
-  const Report& r = g.prefill;
-  JsonWriter w;
-  w.begin_object();
-  w.key("network").value(r.network).key("device").value(r.device.name).key("device_id").value(r.device.id);
-  w.key("batch").value(g.batch).key("dtype").value(ir::precision_name(r.precision));
-  w.key("prompt").value(g.prompt).key("generate").value(g.generate);
-  w.key("prefill_s").value(g.prefill_s).key("decode_per_token_s").value(g.decode_per_token_s);
-  w.key("decode_first_s").value(g.decode_first_s).key("decode_last_s").value(g.decode_last_s);
-  w.key("latency_s").value(g.latency_s).key("tokens_per_s").value(g.tokens_per_s);
-  w.key("decode_tokens_per_s").value(g.decode_tokens_per_s);
-  w.key("kv_cache_bytes").value(g.kv_cache_bytes).key("kv_cache_bytes_per_token").value(g.kv_cache_bytes_per_token);
-  w.key("weight_bytes").value(g.weight_bytes).key("activation_bytes").value(g.activation_bytes);
-  w.key("memory_bytes").value(g.memory_bytes).key("fits");
-  if (g.fits) w.value(*g.fits);
-  else w.null();
-  w.key("max_batch").value(g.max_batch).key("decode_bound_s").value(g.decode_bound_s);
-  w.key("notes").begin_array();
-  for (const auto& n : r.notes) w.value(n);
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
-
 }  // namespace ridge::engine::render

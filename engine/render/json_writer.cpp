@@ -134,10 +134,10 @@ void JsonWriter::before_value() {
   f.empty = false;
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::begin_object(bool one_line) {
   before_value();
   out_ += '{';
-  stack_.push_back({false, false});
+  stack_.push_back({false, one_line});
   return *this;
 }
 
@@ -163,8 +163,8 @@ JsonWriter& JsonWriter::end_array() { close(true); return *this; }
 JsonWriter& JsonWriter::key(std::string_view k) {
   if (stack_.empty() || stack_.back().array || after_key_) throw std::logic_error("JSON: a key outside an object");
   Frame& f = stack_.back();
-  if (!f.empty) out_ += ',';
-  newline();
+  if (!f.empty) out_ += f.one_line ? ", " : ",";
+  if (!f.one_line) newline();
   f.empty = false;
   out_ += json_quote(k);
   out_ += ": ";
@@ -177,6 +177,13 @@ JsonWriter& JsonWriter::value(double d) { before_value(); out_ += json_number(d)
 JsonWriter& JsonWriter::value(std::int64_t i) { before_value(); out_ += std::to_string(i); return *this; }
 JsonWriter& JsonWriter::value(bool b) { before_value(); out_ += b ? "true" : "false"; return *this; }
 JsonWriter& JsonWriter::null() { before_value(); out_ += "null"; return *this; }
+
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  while (!json.empty() && (json.back() == '\n' || json.back() == ' ')) json.remove_suffix(1);
+  out_.append(json);
+  return *this;
+}
 
 std::string JsonWriter::take() {
   if (!stack_.empty() || after_key_) throw std::logic_error("JSON: document not finished");

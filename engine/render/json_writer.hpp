@@ -1,7 +1,7 @@
 // A small streaming JSON writer: correct string escaping (control characters, quotes, invalid UTF-8
 // replaced by U+FFFD), numbers that round-trip (shortest form; whole numbers without a fraction), and
-// null for non-finite numbers, which JSON cannot hold. Indented two spaces; arrays of numbers may be
-// kept on one line.
+// null for non-finite numbers, which JSON cannot hold. Indented two spaces; arrays and objects may be
+// kept on one line (a table's rows).
 //
 //   JsonWriter w;
 //   w.begin_object().key("batch").value(64).key("shape").begin_array(true).value(3).end_array().end_object();
@@ -17,7 +17,7 @@ namespace ridge::engine::render {
 
 class JsonWriter {
  public:
-  JsonWriter& begin_object();
+  JsonWriter& begin_object(bool one_line = false);
   JsonWriter& end_object();
   JsonWriter& begin_array(bool one_line = false);
   JsonWriter& end_array();
@@ -29,6 +29,8 @@ class JsonWriter {
   JsonWriter& value(int i) { return value(static_cast<std::int64_t>(i)); }
   JsonWriter& value(bool b);
   JsonWriter& null();
+  // A value rendered elsewhere (a whole JSON document), inserted as it is.
+  JsonWriter& raw(std::string_view json);
   // The document, ending in a newline. Throws std::logic_error if a container is still open.
   std::string take();
 

@@ -1,4 +1,4 @@
-// Renderers: a Report or a Comparison in, bytes out. They format; they compute nothing the Report
+// Renderers: results in, bytes out. They format; they compute nothing the Report
 // does not hold (beyond unit scaling), so every number a renderer shows is the engine's.
 #pragma once
 
@@ -7,8 +7,12 @@
 #include "engine/measured.hpp"
 #include "engine/generation.hpp"
 #include "engine/report.hpp"
+#include "engine/run.hpp"
+#include "schema.hpp"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ridge::engine::render {
 
@@ -27,18 +31,17 @@ std::string table(const Report& report, const std::vector<BreakdownRow>& rows, P
 // Measured layer times beside the predictions, each layer pass's error, and the totals over the
 // passes measured (simulate --measured CSV).
 std::string table(const Report& report, const MeasuredComparison& measured, PassView view);
-// One row per layer; the header names are the JSON field names (plus a few extra columns).
-std::string csv(const Report& report);
-// SI base units; field names documented in engine/render/json.cpp.
-std::string json(const Report& report);
 
 // Rows device x batch: time infer/train, throughput, memory, fit.
 std::string table(const Comparison& comparison, PassView view = PassView::Train);
-std::string csv(const Comparison& comparison);
-std::string json(const Comparison& comparison);
 
 // The inference phases of a decoder model: prefill, per-token decode, latency, KV cache, memory.
 std::string table(const Generation& generation);
-std::string json(const Generation& generation);
+
+// The one JSON document of a run, whatever was asked (engine/render/json.cpp, schema.hpp): every table
+// of the run, the files the run wrote, and a parallel plan's own JSON where there is one.
+std::string json(const Results& results, const std::vector<std::string>& files = {}, std::string_view parallel_plan = {});
+// One table of the schema as CSV: one tidy table per file.
+std::string csv(const Table& table);
 
 }  // namespace ridge::engine::render

@@ -113,8 +113,8 @@ TEST_CASE("simulate runs VGG-19 on the A100 end to end") {
   REQUIRE(json.status == 0);
   const auto j = ridge::testing::parse_json(slurp(target));
   // torchvision VGG19_Weights.IMAGENET1K_V1: 143,667,240 parameters, 19.63 GFLOPS (MACs) per sample.
-  CHECK(j["totals"]["params"].number == 143667240);
-  CHECK(j["totals"]["macs"].number / 64 == Approx(19.63e9).epsilon(0.001));
+  CHECK(j["runs"].array.at(0)["params"].number == 143667240);
+  CHECK(j["runs"].array.at(0)["macs"].number / 64 == Approx(19.63e9).epsilon(0.001));
   const Run cmp = simulate("'" + net + "' '" + hw + "' '" + hw + "' --batch 1,8 --format csv");
   REQUIRE(cmp.status == 0);
   CHECK(std::count(cmp.out.begin(), cmp.out.end(), '\n') == 5);
@@ -206,8 +206,8 @@ TEST_CASE("CSV is one tidy table per file: the scaling table goes to a file of i
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.err, Catch::Contains("the scaling table (CSV): " + (out / "r-scaling.csv").string()));
-  check_tidy(slurp(out / "r.csv"), "name,op,op_class");
-  check_tidy(slurp(out / "r-scaling.csv"), "network,device,precision");
+  check_tidy(slurp(out / "r.csv"), "network,device,device_id,batch,dtype,name,op,op_class");
+  check_tidy(slurp(out / "r-scaling.csv"), "network,device,device_id,batch,dtype,scaling");
   // A sweep's comparison rows carry the network.
   const Run sweep = simulate("resnet50 a100-sxm4-40gb --batch 1,8 --format csv");
   REQUIRE(sweep.status == 0);
@@ -234,7 +234,7 @@ TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in 
   const Run r = simulate("llama2_7b h100-sxm5 --dtype fp16 --prompt 128 --generate 20 --format json");
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto j = ridge::testing::parse_json(r.out);
+  const auto j = ridge::testing::parse_json(r.out)["generation"].array.at(0);
   CHECK(j["kv_cache_bytes"].number == 524288.0 * 148);
   for (const char* key : {"prefill_s", "decode_per_token_s", "latency_s", "tokens_per_s"}) {
     INFO(key);
@@ -252,7 +252,7 @@ TEST_CASE("simulate's training set-up flags reach the report") {
   const Run r = simulate("gpt2 a100-sxm4-40gb --dtype bf16 --optimizer adamw --recompute selective --batch 4 --format json");
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto t = ridge::testing::parse_json(r.out)["totals"];
+  const auto t = ridge::testing::parse_json(r.out)["runs"].array.at(0);
   const double P = t["params"].number;
   CHECK(P == 124439808);   // GPT-2 small, tied head counted once
   CHECK(t["master_weight_bytes"].number == 4 * P);

@@ -30,7 +30,9 @@ TEST_CASE("a strategy's JSON carries step, MFU, tokens/s, memory, bubble and eve
                                              "--data-parallel 2 --global-batch 16 --micro-batch 2 --format json");
   REQUIRE(r.exited);
   REQUIRE(r.status == 0);
-  const auto j = ridge::testing::parse_json(r.out);
+  const auto doc = ridge::testing::parse_json(r.out);
+  CHECK(doc["schema"].string == "ridge/1");   // the one document shape, the plan as its "parallel" member
+  const auto& j = doc["parallel"];
   CHECK(j["devices"].number == 8);
   const auto& s = j["strategies"].array.at(0);
   for (const char* key : {"step_s", "mfu", "tokens_per_s", "memory_per_device_bytes", "bubble_fraction"}) {

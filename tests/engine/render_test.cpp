@@ -46,22 +46,33 @@ TEST_CASE("the JSON writer escapes strings and writes only finite numbers") {
   CHECK_THROWS_AS(w.take(), std::logic_error);
 }
 
-TEST_CASE("a report's JSON parses back with the documented fields") {
+TEST_CASE("a run's JSON parses back in the one schema, every row saying which simulation it is") {
   ir::Network net = testing::resnet18_from_builder();
   net.name = "res\"net\n18";   // a hostile name must survive the round trip
-  const auto r = engine::simulate(net, testing::a100(), {.batch = 8, .precision = ir::Precision::FP16});
-  const auto j = testing::parse_json(engine::render::json(r));
-  CHECK(j["network"].string == net.name);
-  CHECK(j["batch"].number == 8);
-  CHECK(j["dtype"].string == "fp16");
-  const auto& d = j["device"];
-  CHECK(d["name"].string == "NVIDIA A100-SXM4-40GB");
-  CHECK(d["kind"].string == "gpu");
-  CHECK(d["peak_flops"]["fp16"].number == 312e12);
-  CHECK(d["bandwidth"].number == 1555e9);
-  CHECK(d["memory_bytes"].number == 40.0 * 1024 * 1024 * 1024);
+  engine::Results results;
+  results.reports.push_back(engine::simulate(net, testing::a100(), {.batch = 8, .precision = ir::Precision::FP16}));
+  const engine::Report& r = results.reports.front();
+  const auto j = testing::parse_json(engine::render::json(results));
+  CHECK(j["schema"].string == "ridge/1");
+  for (const char* member : {"runs", "layers", "scaling", "generation", "correlation", "notes", "files"})
+    CHECK(j[member].type == testing::Json::Type::Array);
+  CHECK(j["parallel"].type == testing::Json::Type::Null);
+  REQUIRE(j["runs"].array.size() == 1);
+  const auto& run = j["runs"].array.front();
+  CHECK(run["network"].string == net.name);
+  CHECK(run["batch"].number == 8);
+  CHECK(run["dtype"].string == "fp16");
+  CHECK(run["device"].string == "NVIDIA A100-SXM4-40GB");
+  CHECK(run["device_kind"].string == "gpu");
+  CHECK(run["peak_flops"].number == 312e12);    // the A100's fp16 tensor-core peak (datasheet)
+  CHECK(run["bandwidth"].number == 1555e9);
+  CHECK(run["device_memory_bytes"].number == 40.0 * 1024 * 1024 * 1024);
+  CHECK(run["params"].number == 11689512);     // torchvision's resnet18
+  CHECK(run["time_train_step_s"].number == Approx(r.totals.time_train_step_s).epsilon(1e-15));
   const auto& layers = j["layers"].array;
   REQUIRE(layers.size() == net.layers.size());
+  for (const auto& l : layers)
+    for (const char* key : {"network", "device", "device_id", "batch", "dtype"}) CHECK(l.has(key));
   for (const char* key : {"name", "op", "output_shape", "params", "macs", "flops_fwd", "flops_bwd", "bytes_fwd",
                           "bytes_bwd", "roofline_fwd_s", "roofline_bwd_s", "time_fwd_s", "time_bwd_s", "bound_fwd",
                           "bound_bwd"})
@@ -70,21 +81,17 @@ TEST_CASE("a report's JSON parses back with the documented fields") {
   CHECK(layers[1]["macs"].number == 8.0 * 118013952);
   CHECK(layers[1]["output_shape"].array.size() == 4);
   CHECK(layers[1]["output_shape"].array[0].number == 8);
-  const auto& t = j["totals"];
-  for (const char* key : {"params", "macs", "flops_fwd", "flops_bwd", "roofline_fwd_s", "time_fwd_s", "time_bwd_s",
-                          "time_train_step_s", "throughput_train", "throughput_infer", "memory_infer_bytes",
-                          "memory_train_bytes"})
-    CHECK(t.has(key));
-  CHECK(t["params"].number == 11689512);
-  CHECK(t["time_train_step_s"].number == Approx(r.totals.time_train_step_s).epsilon(1e-15));
+  CHECK(j["notes"].array.size() == r.notes.size());
+  CHECK(j["notes"].array.front()["dtype"].string == "fp16");
 }
 
-TEST_CASE("the CSV has a row per layer under the JSON field names") {
-  const auto r = engine::simulate(testing::tiny(), testing::a100(), {});
-  const std::string csv = engine::render::csv(r);
-  CHECK(csv.rfind("name,op,op_class,output_shape,params,macs,flops_fwd,flops_bwd,bytes_fwd,bytes_bwd,", 0) == 0);
-  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(r.layers.size()) + 1);
-  CHECK(csv.find("\"[1, 8, 8, 8]\"") != std::string::npos);   // a shape holds commas: quoted
+TEST_CASE("the CSV of a table has a row per layer under the JSON field names") {
+  engine::Results results;
+  results.reports.push_back(engine::simulate(testing::tiny(), testing::a100(), {}));
+  const std::string csv = engine::render::csv(engine::render::layers_table(results.reports));
+  CHECK(csv.rfind("network,device,device_id,batch,dtype,name,op,op_class,output_shape,params,macs,flops_fwd,", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(results.reports.front().layers.size()) + 1);
+  CHECK(csv.find(",1x8x8x8,") != std::string::npos);   // a shape without commas: no quoting needed
 }
 
 TEST_CASE("the table shows layers, totals, throughput, memory and the device's roofline") {
@@ -135,10 +142,13 @@ TEST_CASE("several devices and batches make one comparison table") {
   const std::string t = engine::render::table(c);
   CHECK(t.find("2x Intel Xeon E5-2699 v4") != std::string::npos);
   CHECK(t.find("Train samples/s") != std::string::npos);
-  const auto j = testing::parse_json(engine::render::json(c));
-  CHECK(j["rows"].array.size() == 6);
-  CHECK(j["rows"].array[3]["fits_train"].type == testing::Json::Type::Null);   // the Xeon gives no memory size
-  const std::string csv = engine::render::csv(c);
+  engine::Results results;
+  results.reports = reports;
+  const auto j = testing::parse_json(engine::render::json(results));
+  CHECK(j["runs"].array.size() == 6);
+  CHECK(j["runs"].array[3]["fits_train"].type == testing::Json::Type::Null);   // the Xeon gives no memory size
+  CHECK(j["layers"].array.size() == 6 * reports.front().layers.size());
+  const std::string csv = engine::render::csv(engine::render::runs_table(reports));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);
 }
 

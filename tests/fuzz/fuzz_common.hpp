@@ -28,8 +28,11 @@ inline void simulate_and_render(const ir::Network& net, const ir::Device& dev, s
       std::fprintf(stderr, "fuzz: a report with inf, NaN or a negative figure (batch %lld)\n", static_cast<long long>(batch));
       std::abort();
     }
-    (void)engine::render::json(r);
     (void)engine::render::table(r);
+    engine::Results results;
+    results.reports.push_back(r);
+    (void)engine::render::json(results);
+    for (const engine::render::Table& t : engine::render::tables(results)) (void)engine::render::csv(t);
   } catch (const engine::SimulationError&) {
     // A documented refusal (e.g. no peak for this precision, counts beyond 2^53).
   }

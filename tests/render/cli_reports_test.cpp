@@ -61,12 +61,16 @@ TEST_CASE("simulate --devices with --format json stays one JSON document") {
   INFO(r.err);
   REQUIRE(r.status == 0);
   const Json j = ridge::testing::JsonParser(r.out).parse();
-  CHECK(j["report"].type == Json::Type::Object);
-  REQUIRE(j["scaling"].array.size() == 1);
-  const Json& s = j["scaling"].array[0];
-  CHECK(s["scaling"].string == "weak");
-  CHECK(s["points"].array.size() == 3);   // 1, 2, 4
-  CHECK(s["points"].array[2]["global_batch"].number == 256);
+  CHECK(j["runs"].array.size() == 1);
+  const auto& rows = j["scaling"].array;
+  REQUIRE(rows.size() == 3);   // 1, 2, 4 devices
+  for (const Json& row : rows) {
+    CHECK(row["scaling"].string == "weak");
+    CHECK(row["network"].string == "resnet18");
+    CHECK(row["batch"].number == 64);
+  }
+  CHECK(rows[2]["devices"].number == 4);
+  CHECK(rows[2]["global_batch"].number == 256);
 }
 
 TEST_CASE("simulate with several networks ranks them and sweeps dtypes") {

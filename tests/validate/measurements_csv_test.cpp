@@ -1,9 +1,9 @@
 // calibrate --measurements writes what simulate --measured reads: the CSV goes through simulate's own
-// reader (engine::cli::finish) and its points land on the roofline, one per measured layer pass.
+// reader (simulate::figures) and its points land on the roofline, one per measured layer pass.
 #include "measurements_csv.hpp"
 
 #include "builder.hpp"
-#include "engine/cli/report_options.hpp"
+#include "simulate/report_options.hpp"
 #include "engine/simulate.hpp"
 #include "parse.hpp"
 
@@ -17,12 +17,6 @@ using namespace ridge;
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -60,13 +54,15 @@ TEST_CASE("simulate --measured reads what calibrate --measurements writes") {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "m.csv") << validate::measurements_csv(passes);
 
-  engine::cli::ReportOptions o;
+  simulate::ReportOptions o;
   o.svg = (dir / "roofline.svg").string();
   o.measured = (dir / "m.csv").string();
-  const std::vector<ir::Device> devices{dev};
-  const std::vector<engine::Report> reports{report};
-  (void)engine::cli::finish(o, {.network = net, .devices = devices, .reports = reports, .extra_networks = {}, .format = "table"}, "");
-  const std::string svg = slurp(dir / "roofline.svg");
+  engine::Results results;
+  results.reports.push_back(report);
+  const simulate::Figures figures = simulate::figures(o, results, {dev});
+  REQUIRE(figures.files.size() == 1);
+  CHECK(figures.files.front().first == o.svg);
+  const std::string& svg = figures.files.front().second;
   std::size_t plotted = 0;   // a pass with no FLOPs (relu backward can have some) has no point either way
   for (const auto& p : passes) plotted += count(svg, p.layer + " " + std::string(ir::pass_name(p.pass)) + " (measured)") > 0;
   CHECK(plotted >= 3);

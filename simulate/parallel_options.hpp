@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ridge::engine::cli {
+namespace ridge::simulate {
 
 struct ParallelOptions {
   int tensor = 0, pipeline = 0, data = 0;   // 0: not given (1 for a strategy)
@@ -47,6 +47,6 @@ struct ParallelContext {
 // step, one track per pipeline stage. Throws std::invalid_argument for options that do not go
 // together and SimulationError for a strategy the model refuses.
 std::string run_parallel(const ParallelOptions& options, const ParallelContext& context, const ir::Network& network,
-                         const ir::Device& device, const Options& setup, std::string* trace = nullptr);
+                         const ir::Device& device, const engine::Options& setup, std::string* trace = nullptr);
 
-}  // namespace ridge::engine::cli
+}  // namespace ridge::simulate

@@ -3,13 +3,16 @@
 #include "engine/parallel/plan.hpp"
 #include "engine/render/parallel.hpp"
 #include "engine/render/pipeline_trace.hpp"
+#include "engine/render/render.hpp"
 
 #include <algorithm>
 
 #include <charconv>
 #include <stdexcept>
 
-namespace ridge::engine::cli {
+namespace ridge::simulate {
+
+using namespace ridge::engine;
 
 void add_parallel_options(CLI::App& app, ParallelOptions& o) {
   app.add_option("--tensor-parallel", o.tensor, "tensor-parallel size T (Megatron: heads and MLP split T ways)")
@@ -76,7 +79,8 @@ std::string run_parallel(const ParallelOptions& o, const ParallelContext& ctx, c
     if (plan.strategies.empty()) throw std::invalid_argument("--trace: no strategy fits, so there is no step to draw");
     *trace = render::pipeline_trace(plan);
   }
-  return ctx.format == "json" ? render::json(plan) : ctx.format == "csv" ? render::csv(plan) : render::table(plan);
+  // JSON: the plan as the one document's "parallel" member, so every simulate JSON has one shape.
+  return ctx.format == "json" ? render::json(Results{}, {}, render::json(plan)) : ctx.format == "csv" ? render::csv(plan) : render::table(plan);
 }
 
-}  // namespace ridge::engine::cli
+}  // namespace ridge::simulate

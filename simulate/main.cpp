@@ -2,19 +2,23 @@
 //   simulate NET HW... [--batch N|N,N,...] [--dtype fp32] [--set name=value]... [--format table|csv|json]
 //                      [--pass forward|backward|train] [-o FILE]
 //                      [--svg FILE] [--trace FILE] [--devices N] [--link L] [--scaling strong|weak] [--overlap]
-//                      [--dataset-size N] [--measured CSV]       (engine/cli/report_options.hpp)
+//                      [--dataset-size N] [--measured CSV]       (report_options.hpp)
 //                      [--tensor-parallel T --pipeline-parallel P --data-parallel D ... | --search]
-//                                                                 (engine/cli/parallel_options.hpp)
+//                                                                 (parallel_options.hpp)
 // More than one .net: the first is reported on, all are ranked against each other (Spearman).
 // One device and one batch give the per-layer report; several give the comparison (device x batch).
 // Errors go to stderr with a non-zero exit; with -o nothing is written unless everything succeeded.
-#include "engine/cli/parallel_options.hpp"
-#include "engine/cli/report_options.hpp"
-#include "engine/comparison.hpp"
+//
+// The program is the thin part: it turns the command line into an engine::Plan, engine::run() computes
+// the Results, renderers turn them into text and figures, and the files are written last, all or none.
+#include "parallel_options.hpp"
+#include "report_options.hpp"
+#include "table_text.hpp"
+
 #include "engine/io/atomic_file.hpp"
 #include "engine/render/json_writer.hpp"
 #include "engine/render/render.hpp"
-#include "engine/simulate.hpp"
+#include "engine/run.hpp"
 #include "catalogue.hpp"
 #include "parse.hpp"
 
@@ -23,6 +27,7 @@
 #include <charconv>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <exception>
 #include <iostream>
@@ -145,10 +150,10 @@ int main(int argc, char** argv) {
   app.add_option("--dim", dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
   app.add_flag("--allow-unknown", allow_unknown, ".onnx: count nodes of ops Ridge cannot model as free (listed on stderr)");
   app.add_option("--emit-net", emit_net, "also write the network as .net text to FILE (an imported .onnx, for one)");
-  engine::cli::ReportOptions report_options;
-  engine::cli::add_report_options(app, report_options);
-  engine::cli::ParallelOptions parallel_options;
-  engine::cli::add_parallel_options(app, parallel_options);
+  simulate::ReportOptions report_options;
+  simulate::add_report_options(app, report_options);
+  simulate::ParallelOptions parallel_options;
+  simulate::add_parallel_options(app, parallel_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -157,12 +162,12 @@ int main(int argc, char** argv) {
 
   try {
     const std::vector<std::int64_t> batches = parse_batches(batch_text);
-    const std::vector<ir::Precision> precisions = engine::cli::parse_precisions(dtype);
-    const std::vector<std::string> extra_networks = engine::cli::take_networks(hw_paths);
+    const std::vector<ir::Precision> precisions = simulate::parse_precisions(dtype);
+    std::vector<std::string> extra_networks = simulate::take_networks(hw_paths);
     if (hw_paths.empty()) throw UsageError("no device file (.hw) given");
     // Each simulation keeps a per-layer report until the comparison is rendered: cap their number so a
     // long --batch list (the command line allows ~65,000 items) cannot run memory away.
-    using engine::cli::kMaxSimulations;
+    using engine::kMaxSimulations;
     const std::size_t nets = 1 + extra_networks.size();
     if (nets * hw_paths.size() * precisions.size() * batches.size() > kMaxSimulations)
       throw UsageError(std::to_string(nets) + " networks x " + std::to_string(hw_paths.size()) + " devices x " +
@@ -171,6 +176,7 @@ int main(int argc, char** argv) {
     // Zoo and catalogue names become paths first, so the identity checks below see the real files.
     net_path = lang::resolve_network_path(net_path);
     for (std::string& p : hw_paths) p = lang::resolve_device_path(p);
+    for (std::string& p : extra_networks) p = lang::resolve_network_path(p);
     // Outputs: never an input, never one file twice; `-` is standard output for -o, and for one of
     // --svg / --trace when -o takes the report.
     std::vector<std::pair<std::string, std::string>> inputs{{"network", net_path}}, outputs;
@@ -206,23 +212,28 @@ int main(int argc, char** argv) {
       return std::move(imported.network);
     }();
     for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
-    engine::cli::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
-    std::vector<ir::Device> devices;
+    engine::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
+    engine::Plan plan;
+    plan.network = network;
+    plan.device_files = hw_paths;
+    plan.precisions = precisions;
+    plan.batches = batches;
     for (const std::string& p : hw_paths) {
-      devices.push_back(lang::load_device(p));
+      plan.devices.push_back(lang::load_device(p));
       // Two .hw files with one stem (a/t4.hw, b/t4.hw) are two devices: the later gets "-2", "-3", so
       // rows, lookups and figure names (FILE-roofline-ID-...) stay apart.
-      ir::Device& d = devices.back();
+      ir::Device& d = plan.devices.back();
       const std::string base = d.id;
       for (int k = 2;; ++k) {
         bool taken = false;
-        for (std::size_t j = 0; j + 1 < devices.size(); ++j) taken = taken || devices[j].id == d.id;
+        for (std::size_t j = 0; j + 1 < plan.devices.size(); ++j) taken = taken || plan.devices[j].id == d.id;
         if (!taken) break;
         d.id = base + "-" + std::to_string(k);
       }
     }
+    const std::vector<ir::Device>& devices = plan.devices;
 
-    engine::Options setup;
+    engine::Options& setup = plan.options;
     setup.optimizer = *engine::optimizer_from_name(optimizer);
     setup.recompute = *engine::recompute_from_name(recompute);
     if (no_master_weights) setup.master_weights = false;
@@ -234,11 +245,11 @@ int main(int argc, char** argv) {
         throw UsageError("a parallel strategy or --search takes one network, one device file, one --dtype and one --batch");
       if (!report_options.svg.empty()) throw UsageError("--svg draws one device's roofline; a parallel strategy has --trace");
       setup.precision = precisions.front();
-      const engine::cli::ParallelContext context{batches.front(), report_options.devices, report_options.link,
-                                                 report_options.overlap, format};
+      const simulate::ParallelContext context{batches.front(), report_options.devices, report_options.link,
+                                              report_options.overlap, format};
       std::string trace;
-      std::string text = engine::cli::run_parallel(parallel_options, context, network, devices.front(), setup,
-                                                   report_options.trace.empty() ? nullptr : &trace);
+      std::string text = simulate::run_parallel(parallel_options, context, network, devices.front(), setup,
+                                                report_options.trace.empty() ? nullptr : &trace);
       if (format == "table") text = engine::render::printable(text, "\t\n");
       // Every file together, as below: all or none.
       engine::io::AtomicFiles files;
@@ -254,98 +265,86 @@ int main(int argc, char** argv) {
 
     if (prompt > 0) {
       // Inference phases: the network elaborated per phase with its seq_len and past parameters.
-      const engine::NetworkAt network_at = [&](std::int64_t tokens, std::int64_t past) {
+      if (format == "csv") throw UsageError("--prompt/--generate report as a table or JSON (--format json)");
+      plan.prompt = prompt;
+      plan.generate = generate;
+      plan.network_at = [&](std::int64_t tokens, std::int64_t past) {
         lang::Overrides o = overrides;
         o["seq_len"] = std::to_string(tokens);
         o["past"] = std::to_string(past);
         return lang::load_network(net_path, o);
       };
-      if (format == "csv") throw UsageError("--prompt/--generate report as a table or JSON (--format json)");
-      std::string text;
-      for (std::size_t i = 0; i < devices.size(); ++i)
-        for (const ir::Precision precision : precisions)
-          for (const std::int64_t batch : batches) {
-            engine::Options o = setup;
-            o.batch = batch;
-            o.precision = precision;
-            try {
-              const engine::Generation g = engine::generate(network_at, devices[i], o, prompt, generate);
-              text += format == "json" ? engine::render::json(g) + "\n" : engine::render::table(g);
-            } catch (const engine::SimulationError& e) {
-              throw engine::SimulationError(hw_paths[i] + ": " + e.what());
-            }
-          }
-      if (format == "table") text = engine::render::printable(text, "\t\n");
-      if (report_to_stdout) {
-        std::cout << text << std::flush;
-        if (!std::cout) throw std::runtime_error("cannot write to standard output");
-      } else {
-        engine::io::write_file_atomically(output, text);
-      }
-      return 0;
-    }
-
-    std::vector<engine::Report> reports;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      for (const ir::Precision precision : precisions) {
-        for (const std::int64_t batch : batches) {
-          engine::Options o = setup;
-          o.batch = batch;
-          o.precision = precision;
-          try {
-            reports.push_back(engine::simulate(network, devices[i], o));
-          } catch (const engine::SimulationError& e) {
-            throw engine::SimulationError(hw_paths[i] + ": " + e.what());
-          }
+    } else {
+      plan.scaling = simulate::scaling_plan(report_options);
+      // Further networks are ranked against the main one; one that declares a name already taken is
+      // kept apart: it takes its file's name, then a count.
+      std::set<std::string> taken{network.name};
+      for (const std::string& path : extra_networks) {
+        ir::Network net = lang::load_network(path);
+        if (taken.count(net.name)) {
+          const std::string base = net.name + " (" + std::filesystem::path(path).filename().string() + ")";
+          net.name = base;
+          for (int k = 2; taken.count(net.name); ++k) net.name = base + " #" + std::to_string(k);
         }
+        taken.insert(net.name);
+        plan.correlate.push_back(std::move(net));
       }
     }
 
     const auto view = pass == "forward"    ? engine::render::PassView::Forward
                       : pass == "backward" ? engine::render::PassView::Backward
                                            : engine::render::PassView::Train;
-    std::string text;
     const auto top = static_cast<std::size_t>(parallel_options.top);
-    if ((depth > 0 || top > 0) && (format != "table" || reports.size() != 1))
+    if ((depth > 0 || top > 0) && (format != "table" || batches.size() * precisions.size() * devices.size() != 1 || prompt > 0))
       throw std::invalid_argument(format != "table"
                                       ? "--depth and --top shape the table; CSV and JSON carry every layer by its dotted name"
                                       : "--depth and --top show one report: give one device, batch and dtype");
+    const bool one_report = batches.size() * precisions.size() * devices.size() == 1 && prompt == 0;
     if (!report_options.measured.empty() && report_options.svg.empty() &&
-        (format != "table" || reports.size() != 1 || depth > 0 || top > 0))
+        (format != "table" || !one_report || depth > 0 || top > 0))
       throw std::invalid_argument("--measured puts measured times beside the predictions of one report in the table "
                                   "(one device, batch and dtype, no --depth or --top), or on the --svg roofline");
-    if (reports.size() == 1 && !report_options.measured.empty() && format == "table" && depth == 0 && top == 0) {
-      const auto measured = engine::cli::load_measurements(report_options.measured);
-      text = engine::render::table(reports.front(), engine::compare_measured(reports.front(), measured), view);
-    } else if (reports.size() == 1 && (depth > 0 || top > 0)) {
-      const engine::Report& r = reports.front();
-      std::vector<engine::BreakdownRow> rows = depth > 0 ? engine::block_rows(r, depth) : engine::layer_rows(r);
-      const auto time = view == engine::render::PassView::Forward    ? engine::TimeOf::Inference
-                        : view == engine::render::PassView::Backward ? engine::TimeOf::Backward
-                                                                     : engine::TimeOf::TrainingStep;
-      if (top > 0) engine::rank_by_time(rows, time, top);
-      text = engine::render::table(r, rows, view, top > 0);
-    } else if (reports.size() == 1) {
-      text = format == "json" ? engine::render::json(reports.front())
-             : format == "csv" ? engine::render::csv(reports.front())
-                               : engine::render::table(reports.front(), view, wide);
-    } else {
-      const engine::Comparison c = engine::compare(reports);
-      text = format == "json" ? engine::render::json(c)
-             : format == "csv" ? engine::render::csv(c)
-                               : engine::render::table(c, view);
-    }
-    std::vector<std::pair<std::string, std::string>> files;
-    std::vector<std::string> messages;
-    text = engine::cli::finish(report_options,
-                               {network, devices, reports, extra_networks, format, &files, report_to_stdout ? "" : output, &messages},
-                               std::move(text));
-    if (format == "table")
-      for (const std::string& node : free_nodes) text += "note: counted as free (--allow-unknown): " + node + "\n";
-    // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
-    if (format == "table") text = engine::render::printable(text, "\t\n");
-    if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
+
+    const engine::Results results = engine::run(plan);
+    const simulate::Figures figures = simulate::figures(report_options, results, devices);
+
+    // Every file the run makes, rendered before any is written: the report (-o), its side tables
+    // (CSV), the figures, the .net text.
+    std::vector<std::pair<std::string, std::string>> files = figures.files;
     if (!emit_net.empty()) files.emplace_back(emit_net, lang::to_net_text(network));
+    std::vector<std::string> messages;   // for standard error once every file is written
+    std::string text;
+    if (format == "json") {
+      std::vector<std::string> wrote;
+      for (const auto& f : files) wrote.push_back(f.first == "-" ? "standard output" : f.first);
+      text = engine::render::json(results, wrote);
+    } else if (format == "csv") {
+      // One tidy table per file: the layers of one report, else one row per simulation; the scaling
+      // and correlation tables beside the output (-o r.csv: r-scaling.csv; standard output:
+      // NETWORK-scaling.csv), named on standard error.
+      text = engine::render::csv(engine::render::table(results, one_report ? "layers" : "runs"));
+      const std::filesystem::path out(output);
+      const std::filesystem::path stem = report_to_stdout ? std::filesystem::path(network.name) : out.parent_path() / out.stem();
+      for (const std::string_view side : {"scaling", "correlation"}) {
+        const engine::render::Table t = engine::render::table(results, side);
+        if (t.rows.empty()) continue;
+        const std::string path = stem.string() + "-" + std::string(side) + ".csv";
+        messages.push_back("the " + std::string(side) + " table (CSV): " + path);
+        files.emplace_back(path, engine::render::csv(t));
+      }
+    } else {
+      text = simulate::table_text(results, {view, wide, depth, top, report_options.measured});
+      if (results.reports.size() > 1 || results.correlation)
+        for (const auto& f : files) text += "wrote " + (f.first == "-" ? std::string("standard output") : f.first) + "\n";
+      std::string notes;
+      for (const std::string& n : results.notes) notes += n + "\n";
+      for (const std::string& n : figures.notes) notes += n + "\n";
+      for (const std::string& node : free_nodes) notes += "note: counted as free (--allow-unknown): " + node + "\n";
+      if (!notes.empty()) text += "\n" + notes;
+      // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
+      text = engine::render::printable(text, "\t\n");
+    }
+    if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
     // Again over every file the run makes, the figures named from the --svg stem included.
     std::vector<std::pair<std::string, std::string>> made;
     for (const auto& f : files)

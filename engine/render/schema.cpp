@@ -1,0 +1,295 @@
+#include "schema.hpp"
+
+#include "ir/ops.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace ridge::engine::render {
+namespace {
+
+// A column: its name and how a row's cell is read. Tables are built from these lists only, so a
+// header and its cells cannot drift apart.
+template <class Row>
+struct Column {
+  std::string_view name;
+  Cell (*cell)(const Row&);
+};
+
+template <class Row, std::size_t N>
+void fill(Table& t, const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
+  for (const Column<Row>& c : columns) t.columns.emplace_back(c.name);
+  t.rows.reserve(rows.size());
+  for (const Row& r : rows) {
+    std::vector<Cell>& cells = t.rows.emplace_back();
+    cells.reserve(N);
+    for (const Column<Row>& c : columns) cells.push_back(c.cell(r));
+  }
+}
+
+Cell name(std::string_view s) { return std::string(s); }
+Cell count(std::int64_t i) { return i; }
+Cell maybe(const std::optional<double>& d) { return d ? Cell{*d} : Cell{}; }
+Cell maybe(const std::optional<bool>& b) { return b ? Cell{*b} : Cell{}; }
+Cell maybe(const std::optional<std::int64_t>& i) { return i ? Cell{*i} : Cell{}; }
+
+// The columns that say which simulation a row belongs to, first in every row.
+#define RIDGE_WHICH(R)                                                              \
+  Column<R>{"network", [](const R& x) { return name(report_of(x).network); }},      \
+  Column<R>{"device", [](const R& x) { return name(report_of(x).device.name); }},   \
+  Column<R>{"device_id", [](const R& x) { return name(report_of(x).device.id); }},  \
+  Column<R>{"batch", [](const R& x) { return count(report_of(x).batch); }},         \
+  Column<R>{"dtype", [](const R& x) { return name(ir::precision_name(report_of(x).precision)); }}
+
+const Report& report_of(const Report& r) { return r; }
+
+const auto kRunColumns = std::array{
+    RIDGE_WHICH(Report),
+    Column<Report>{"params", [](const Report& r) { return Cell{r.totals.params}; }},
+    Column<Report>{"macs", [](const Report& r) { return Cell{r.totals.macs}; }},
+    Column<Report>{"flops_fwd", [](const Report& r) { return Cell{r.totals.flops_fwd}; }},
+    Column<Report>{"flops_bwd", [](const Report& r) { return Cell{r.totals.flops_bwd}; }},
+    Column<Report>{"flops_update", [](const Report& r) { return Cell{r.totals.flops_update}; }},
+    Column<Report>{"bytes_fwd", [](const Report& r) { return Cell{r.totals.bytes_fwd}; }},
+    Column<Report>{"bytes_bwd", [](const Report& r) { return Cell{r.totals.bytes_bwd}; }},
+    Column<Report>{"roofline_fwd_s", [](const Report& r) { return Cell{r.totals.roofline_fwd_s}; }},
+    Column<Report>{"roofline_bwd_s", [](const Report& r) { return Cell{r.totals.roofline_bwd_s}; }},
+    Column<Report>{"roofline_train_step_s", [](const Report& r) { return Cell{r.totals.roofline_train_step_s}; }},
+    Column<Report>{"time_fwd_s", [](const Report& r) { return Cell{r.totals.time_fwd_s}; }},
+    Column<Report>{"time_fwd_train_s", [](const Report& r) { return Cell{r.totals.time_fwd_train_s}; }},
+    Column<Report>{"time_bwd_s", [](const Report& r) { return Cell{r.totals.time_bwd_s}; }},
+    Column<Report>{"time_update_s", [](const Report& r) { return Cell{r.totals.time_update_s}; }},
+    Column<Report>{"time_train_step_s", [](const Report& r) { return Cell{r.totals.time_train_step_s}; }},
+    Column<Report>{"throughput_infer", [](const Report& r) { return Cell{r.totals.throughput_infer}; }},
+    Column<Report>{"throughput_train", [](const Report& r) { return Cell{r.totals.throughput_train}; }},
+    Column<Report>{"tokens_per_sample", [](const Report& r) { return Cell{r.totals.tokens_per_sample}; }},
+    Column<Report>{"tokens_per_s_infer",
+                   [](const Report& r) { return Cell{r.totals.throughput_infer * r.totals.tokens_per_sample}; }},
+    Column<Report>{"tokens_per_s_train",
+                   [](const Report& r) { return Cell{r.totals.throughput_train * r.totals.tokens_per_sample}; }},
+    Column<Report>{"mfu", [](const Report& r) { return Cell{r.totals.mfu}; }},
+    Column<Report>{"hfu", [](const Report& r) { return Cell{r.totals.hfu}; }},
+    Column<Report>{"flops_recompute", [](const Report& r) { return Cell{r.totals.flops_recompute}; }},
+    Column<Report>{"time_recompute_s", [](const Report& r) { return Cell{r.totals.time_recompute_s}; }},
+    Column<Report>{"memory_infer_bytes", [](const Report& r) { return Cell{r.totals.memory_infer_bytes}; }},
+    Column<Report>{"memory_train_bytes", [](const Report& r) { return Cell{r.totals.memory_train_bytes}; }},
+    Column<Report>{"weight_bytes", [](const Report& r) { return Cell{r.totals.weight_bytes}; }},
+    Column<Report>{"gradient_bytes", [](const Report& r) { return Cell{r.totals.gradient_bytes}; }},
+    Column<Report>{"master_weight_bytes", [](const Report& r) { return Cell{r.totals.master_weight_bytes}; }},
+    Column<Report>{"optimizer_state_bytes", [](const Report& r) { return Cell{r.totals.optimizer_state_bytes}; }},
+    Column<Report>{"saved_activation_bytes", [](const Report& r) { return Cell{r.totals.saved_activation_bytes}; }},
+    Column<Report>{"peak_activation_bytes", [](const Report& r) { return Cell{r.totals.peak_activation_bytes}; }},
+    Column<Report>{"fits_infer", [](const Report& r) { return maybe(r.totals.fits_infer); }},
+    Column<Report>{"fits_train", [](const Report& r) { return maybe(r.totals.fits_train); }},
+    Column<Report>{"max_batch_infer", [](const Report& r) { return count(r.totals.max_batch_infer); }},
+    Column<Report>{"max_batch_train", [](const Report& r) { return count(r.totals.max_batch_train); }},
+    Column<Report>{"device_kind", [](const Report& r) { return name(ir::device_kind_name(r.device.kind)); }},
+    Column<Report>{"device_memory_bytes", [](const Report& r) { return maybe(r.device.memory_bytes); }},
+    Column<Report>{"peak_flops", [](const Report& r) { return Cell{r.device.matmul_peak_used.flops_per_s}; }},
+    Column<Report>{"vector_peak_flops", [](const Report& r) { return Cell{r.device.vector_peak_used.flops_per_s}; }},
+    Column<Report>{"bandwidth", [](const Report& r) { return Cell{r.device.bandwidth}; }},
+    Column<Report>{"ridge_point", [](const Report& r) { return Cell{r.device.ridge_point}; }},
+    Column<Report>{"ridge_point_vector", [](const Report& r) { return Cell{r.device.ridge_point_vector}; }},
+    Column<Report>{"launch_overhead_s", [](const Report& r) { return Cell{r.device.launch_overhead_s}; }},
+    Column<Report>{"peak_used_matmul", [](const Report& r) { return name(r.device.matmul_peak_used.describe()); }},
+    Column<Report>{"peak_used_other", [](const Report& r) { return name(r.device.vector_peak_used.describe()); }},
+};
+
+struct LayerAt {
+  const Report* report;
+  const LayerRow* layer;
+};
+const Report& report_of(const LayerAt& x) { return *x.report; }
+
+const auto kLayerColumns = std::array{
+    RIDGE_WHICH(LayerAt),
+    Column<LayerAt>{"name", [](const LayerAt& x) { return name(x.layer->name); }},
+    Column<LayerAt>{"op", [](const LayerAt& x) { return name(ir::op_name(x.layer->op)); }},
+    Column<LayerAt>{"op_class", [](const LayerAt& x) { return name(ir::op_class_name(x.layer->op_class)); }},
+    Column<LayerAt>{"output_shape",
+                    [](const LayerAt& x) {
+                      std::vector<std::int64_t> s{x.report->batch};
+                      s.insert(s.end(), x.layer->output_shape.begin(), x.layer->output_shape.end());
+                      return Cell{std::move(s)};
+                    }},
+    Column<LayerAt>{"params", [](const LayerAt& x) { return Cell{x.layer->params}; }},
+    Column<LayerAt>{"macs", [](const LayerAt& x) { return Cell{x.layer->macs}; }},
+    Column<LayerAt>{"flops_fwd", [](const LayerAt& x) { return Cell{x.layer->fwd.flops}; }},
+    Column<LayerAt>{"flops_bwd", [](const LayerAt& x) { return Cell{x.layer->bwd.flops}; }},
+    Column<LayerAt>{"bytes_fwd", [](const LayerAt& x) { return Cell{x.layer->fwd.bytes()}; }},
+    Column<LayerAt>{"bytes_bwd", [](const LayerAt& x) { return Cell{x.layer->bwd.bytes()}; }},
+    Column<LayerAt>{"bytes_read_fwd", [](const LayerAt& x) { return Cell{x.layer->fwd.bytes_read}; }},
+    Column<LayerAt>{"bytes_written_fwd", [](const LayerAt& x) { return Cell{x.layer->fwd.bytes_written}; }},
+    Column<LayerAt>{"bytes_read_bwd", [](const LayerAt& x) { return Cell{x.layer->bwd.bytes_read}; }},
+    Column<LayerAt>{"bytes_written_bwd", [](const LayerAt& x) { return Cell{x.layer->bwd.bytes_written}; }},
+    Column<LayerAt>{"ai_fwd", [](const LayerAt& x) { return Cell{x.layer->time_fwd.intensity}; }},
+    Column<LayerAt>{"ai_bwd", [](const LayerAt& x) { return Cell{x.layer->time_bwd.intensity}; }},
+    Column<LayerAt>{"roofline_fwd_s", [](const LayerAt& x) { return Cell{x.layer->time_fwd.roofline_s}; }},
+    Column<LayerAt>{"roofline_bwd_s", [](const LayerAt& x) { return Cell{x.layer->time_bwd.roofline_s}; }},
+    Column<LayerAt>{"time_fwd_s", [](const LayerAt& x) { return Cell{x.layer->time_fwd.paleo_s}; }},
+    Column<LayerAt>{"time_bwd_s", [](const LayerAt& x) { return Cell{x.layer->time_bwd.paleo_s}; }},
+    Column<LayerAt>{"time_fwd_train_s", [](const LayerAt& x) { return Cell{x.layer->time_fwd_train.paleo_s}; }},
+    Column<LayerAt>{"bound_fwd", [](const LayerAt& x) { return name(bound_name(x.layer->time_fwd.bound)); }},
+    Column<LayerAt>{"bound_bwd", [](const LayerAt& x) { return name(bound_name(x.layer->time_bwd.bound)); }},
+    Column<LayerAt>{"peak_used", [](const LayerAt& x) { return name(x.layer->peak.describe()); }},
+};
+
+struct PointAt {
+  const ScalingReport* scaling;
+  const ScalingPoint* point;
+  const Report* first;   // the one-device report of the table: which simulation the rows scale
+};
+const Report& report_of(const PointAt& x) { return *x.first; }
+
+const auto kScalingColumns = std::array{
+    RIDGE_WHICH(PointAt),
+    Column<PointAt>{"scaling", [](const PointAt& x) { return name(scaling_name(x.scaling->scaling)); }},
+    Column<PointAt>{"overlap", [](const PointAt& x) { return Cell{x.scaling->overlap}; }},
+    Column<PointAt>{"link", [](const PointAt& x) { return x.scaling->link.name.empty() ? Cell{} : name(x.scaling->link.name); }},
+    Column<PointAt>{"link_bandwidth", [](const PointAt& x) { return Cell{x.scaling->link.bandwidth}; }},
+    Column<PointAt>{"link_latency_s", [](const PointAt& x) { return Cell{x.scaling->link.latency_s}; }},
+    Column<PointAt>{"gradient_bytes", [](const PointAt& x) { return Cell{x.scaling->gradient_bytes}; }},
+    Column<PointAt>{"devices", [](const PointAt& x) { return count(x.point->devices); }},
+    Column<PointAt>{"per_device_batch", [](const PointAt& x) { return count(x.point->per_device_batch); }},
+    Column<PointAt>{"global_batch", [](const PointAt& x) { return count(x.point->global_batch); }},
+    Column<PointAt>{"forward_s", [](const PointAt& x) { return Cell{x.point->forward_s}; }},
+    Column<PointAt>{"backward_s", [](const PointAt& x) { return Cell{x.point->backward_s}; }},
+    Column<PointAt>{"update_s", [](const PointAt& x) { return Cell{x.point->update_s}; }},
+    Column<PointAt>{"compute_s", [](const PointAt& x) { return Cell{x.point->compute_s}; }},
+    Column<PointAt>{"allreduce_s", [](const PointAt& x) { return Cell{x.point->allreduce_s}; }},
+    Column<PointAt>{"exposed_comm_s", [](const PointAt& x) { return Cell{x.point->exposed_comm_s}; }},
+    Column<PointAt>{"step_s", [](const PointAt& x) { return Cell{x.point->step_s}; }},
+    Column<PointAt>{"throughput", [](const PointAt& x) { return Cell{x.point->throughput}; }},
+    Column<PointAt>{"speedup", [](const PointAt& x) { return Cell{x.point->speedup}; }},
+    Column<PointAt>{"efficiency", [](const PointAt& x) { return Cell{x.point->efficiency}; }},
+    Column<PointAt>{"comm_share", [](const PointAt& x) { return Cell{x.point->comm_share}; }},
+    Column<PointAt>{"dataset_size", [](const PointAt& x) { return maybe(x.scaling->dataset_size); }},
+    Column<PointAt>{"steps_per_epoch", [](const PointAt& x) { return maybe(x.point->steps_per_epoch); }},
+    Column<PointAt>{"epoch_s", [](const PointAt& x) { return maybe(x.point->epoch_s); }},
+};
+
+const auto kGenerationColumns = std::array{
+    Column<Generation>{"network", [](const Generation& g) { return name(g.prefill.network); }},
+    Column<Generation>{"device", [](const Generation& g) { return name(g.prefill.device.name); }},
+    Column<Generation>{"device_id", [](const Generation& g) { return name(g.prefill.device.id); }},
+    Column<Generation>{"batch", [](const Generation& g) { return count(g.batch); }},
+    Column<Generation>{"dtype", [](const Generation& g) { return name(ir::precision_name(g.prefill.precision)); }},
+    Column<Generation>{"prompt", [](const Generation& g) { return count(g.prompt); }},
+    Column<Generation>{"generate", [](const Generation& g) { return count(g.generate); }},
+    Column<Generation>{"prefill_s", [](const Generation& g) { return Cell{g.prefill_s}; }},
+    Column<Generation>{"decode_per_token_s", [](const Generation& g) { return Cell{g.decode_per_token_s}; }},
+    Column<Generation>{"decode_first_s", [](const Generation& g) { return Cell{g.decode_first_s}; }},
+    Column<Generation>{"decode_last_s", [](const Generation& g) { return Cell{g.decode_last_s}; }},
+    Column<Generation>{"latency_s", [](const Generation& g) { return Cell{g.latency_s}; }},
+    Column<Generation>{"tokens_per_s", [](const Generation& g) { return Cell{g.tokens_per_s}; }},
+    Column<Generation>{"decode_tokens_per_s", [](const Generation& g) { return Cell{g.decode_tokens_per_s}; }},
+    Column<Generation>{"kv_cache_bytes", [](const Generation& g) { return Cell{g.kv_cache_bytes}; }},
+    Column<Generation>{"kv_cache_bytes_per_token", [](const Generation& g) { return Cell{g.kv_cache_bytes_per_token}; }},
+    Column<Generation>{"weight_bytes", [](const Generation& g) { return Cell{g.weight_bytes}; }},
+    Column<Generation>{"activation_bytes", [](const Generation& g) { return Cell{g.activation_bytes}; }},
+    Column<Generation>{"memory_bytes", [](const Generation& g) { return Cell{g.memory_bytes}; }},
+    Column<Generation>{"fits", [](const Generation& g) { return maybe(g.fits); }},
+    Column<Generation>{"max_batch", [](const Generation& g) { return count(g.max_batch); }},
+    Column<Generation>{"decode_bound_s", [](const Generation& g) { return Cell{g.decode_bound_s}; }},
+};
+
+struct NoteAt {
+  const Report* report;   // null: the run's own note
+  std::string_view source;
+  const std::string* text;
+};
+
+Cell which(const NoteAt& n, Cell (*of)(const Report&)) { return n.report ? of(*n.report) : Cell{}; }
+
+const auto kNoteColumns = std::array{
+    Column<NoteAt>{"network", [](const NoteAt& n) { return which(n, [](const Report& r) { return name(r.network); }); }},
+    Column<NoteAt>{"device", [](const NoteAt& n) { return which(n, [](const Report& r) { return name(r.device.name); }); }},
+    Column<NoteAt>{"device_id", [](const NoteAt& n) { return which(n, [](const Report& r) { return name(r.device.id); }); }},
+    Column<NoteAt>{"batch", [](const NoteAt& n) { return which(n, [](const Report& r) { return count(r.batch); }); }},
+    Column<NoteAt>{"dtype",
+                   [](const NoteAt& n) { return which(n, [](const Report& r) { return name(ir::precision_name(r.precision)); }); }},
+    Column<NoteAt>{"source", [](const NoteAt& n) { return name(n.source); }},
+    Column<NoteAt>{"note", [](const NoteAt& n) { return name(*n.text); }},
+};
+
+#undef RIDGE_WHICH
+
+}  // namespace
+
+Table runs_table(const std::vector<Report>& reports) {
+  Table t{.name = "runs"};
+  fill(t, kRunColumns, reports);
+  return t;
+}
+
+Table layers_table(const std::vector<Report>& reports) {
+  std::vector<LayerAt> rows;
+  for (const Report& r : reports)
+    for (const LayerRow& l : r.layers) rows.push_back({&r, &l});
+  Table t{.name = "layers"};
+  fill(t, kLayerColumns, rows);
+  return t;
+}
+
+Table scaling_table(const std::vector<ScalingReport>& scalings) {
+  std::vector<PointAt> rows;
+  for (const ScalingReport& s : scalings)
+    for (const ScalingPoint& p : s.points) rows.push_back({&s, &p, &s.points.front().per_device});
+  Table t{.name = "scaling"};
+  fill(t, kScalingColumns, rows);
+  return t;
+}
+
+Table generation_table(const std::vector<Generation>& generations) {
+  Table t{.name = "generation"};
+  fill(t, kGenerationColumns, generations);
+  return t;
+}
+
+Table correlation_table(const RankCorrelation& c) {
+  Table t{.name = "correlation"};
+  t.columns.emplace_back("variable");
+  for (const std::string& v : c.variables) t.columns.push_back(v);
+  for (std::size_t i = 0; i < c.variables.size(); ++i) {
+    std::vector<Cell>& row = t.rows.emplace_back();
+    row.emplace_back(c.variables[i]);
+    for (const std::optional<double>& rho : c.rho[i]) row.push_back(maybe(rho));
+  }
+  return t;
+}
+
+Table notes_table(const Results& results) {
+  std::vector<NoteAt> rows;
+  for (const std::string& n : results.notes) rows.push_back({nullptr, "run", &n});
+  for (const Report& r : results.reports)
+    for (const std::string& n : r.notes) rows.push_back({&r, "report", &n});
+  for (const Generation& g : results.generations)
+    for (const std::string& n : g.prefill.notes) rows.push_back({&g.prefill, "generation", &n});
+  for (const ScalingReport& s : results.scalings)
+    for (const std::string& n : s.notes) rows.push_back({&s.points.front().per_device, "scaling", &n});
+  Table t{.name = "notes"};
+  fill(t, kNoteColumns, rows);
+  return t;
+}
+
+Table table(const Results& results, std::string_view name) {
+  if (name == "runs") {
+    std::vector<Report> runs = results.reports;
+    runs.insert(runs.end(), results.correlated.begin(), results.correlated.end());
+    return runs_table(runs);
+  }
+  if (name == "layers") return layers_table(results.reports);
+  if (name == "scaling") return scaling_table(results.scalings);
+  if (name == "generation") return generation_table(results.generations);
+  if (name == "correlation") return results.correlation ? correlation_table(*results.correlation) : Table{.name = "correlation"};
+  if (name == "notes") return notes_table(results);
+  throw std::invalid_argument("no table '" + std::string(name) + "' in the output schema");
+}
+
+std::vector<Table> tables(const Results& results) {
+  std::vector<Table> out;
+  for (const std::string_view name : kTableNames) out.push_back(table(results, name));
+  return out;
+}
+
+}  // namespace ridge::engine::render

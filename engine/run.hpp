@@ -1,0 +1,74 @@
+// One run of the engine: what a command line or a Python call asks for, as a Plan, and everything it
+// computes, as Results. The simulate program turns its options into a Plan, run() computes, renderers
+// (engine/render/) turn Results into text and pictures, and the program writes the files last.
+//
+//   Plan plan{.network = net, .devices = {a100}, .batches = {1, 64}};
+//   const Results results = run(plan);        // results.reports: one per device x precision x batch
+#pragma once
+
+#include "generation.hpp"
+#include "report.hpp"
+#include "scaling.hpp"
+#include "simulate.hpp"
+#include "stats.hpp"
+
+#include "ir/device.hpp"
+#include "ir/network.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridge::engine {
+
+// Data-parallel scaling rows (engine/scaling.hpp) for every report.
+struct ScalingPlan {
+  // The device counts asked for (rows). Empty: a system .hw (count > 1) adds 1, 2, 4, ..., count by
+  // itself, stopping under strong scaling where the batch can no longer be split (with a note).
+  std::vector<int> device_counts;
+  std::string link;                          // empty: choose_link's default
+  Scaling scaling = Scaling::Strong;
+  bool overlap = false;
+  std::optional<std::int64_t> dataset_size;
+};
+
+struct Plan {
+  ir::Network network;
+  std::vector<ir::Device> devices;
+  std::vector<std::string> device_files;     // where each device came from, for messages; may be empty
+  std::vector<ir::Precision> precisions{ir::Precision::FP32};
+  std::vector<std::int64_t> batches{1};
+  Options options;                           // the training set-up; batch and precision are set per simulation
+  ScalingPlan scaling;
+  std::vector<ir::Network> correlate;        // further networks ranked against `network` (Spearman)
+  // Decoder inference (prompt > 0): the prefill of `prompt` tokens, then `generate` decode steps, the
+  // network elaborated per phase by network_at. Such a run gives generations, not reports.
+  std::int64_t prompt = 0, generate = 0;
+  NetworkAt network_at;
+};
+
+struct Results {
+  std::vector<Report> reports;               // the network's: devices x precisions x batches, in that order
+  std::vector<Report> correlated;            // the further networks' at the same points
+  std::vector<Generation> generations;       // devices x precisions x batches (prompt > 0)
+  std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
+  std::optional<RankCorrelation> correlation;
+  std::vector<std::string> notes;            // about the run as a whole
+};
+
+// Each simulation keeps a per-layer report until the output is rendered: one run asks for at most
+// this many, counting the scaling rows and the correlated networks' simulations too.
+inline constexpr std::size_t kMaxSimulations = 4096;
+// And the work they add up to: simulations times the layers each simulates, so that 4,000 scaling rows
+// of a 2,000-layer network (or 41 batches of a 100,000-layer one) are refused up front, not run for
+// seconds. One simulation of the largest network (100,000 layers) is 100,000.
+inline constexpr std::size_t kMaxLayerSimulations = 4'000'000;
+// Throws std::invalid_argument when `simulations` of a `layers`-layer network pass it.
+void check_work(std::size_t simulations, std::size_t layers, const std::string& what);
+
+// Throws std::invalid_argument for a plan over the limits above (before simulating anything), and
+// SimulationError, prefixed with the device's file (or id), for what simulate() refuses.
+Results run(const Plan& plan);
+
+}  // namespace ridge::engine
