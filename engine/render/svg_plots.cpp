@@ -1,4 +1,5 @@
 #include "svg_plots.hpp"
+#include "label_placer.hpp"
 #include "svg_writer.hpp"
 
 #include <algorithm>
@@ -72,16 +73,8 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
 
 std::vector<LabelSpot> place_labels(const std::vector<std::pair<double, double>>& points, const std::vector<double>& widths,
                                     double height) {
-  struct Box {
-    double x0, y0, x1, y1;
-    bool hits(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
-  };
-  constexpr double kMarker = 6.0;   // a marker's half size, with a little air
-  std::vector<Box> taken;
-  for (const auto& [x, y] : points) taken.push_back({x - kMarker, y - kMarker, x + kMarker, y + kMarker});
-  // Spots around the point: (dx, dy of the baseline, left of the point?), nearest first.
-  constexpr std::array<std::tuple<double, double, bool>, 8> spots{{{7, -6, false}, {7, 14, false}, {-7, -6, true}, {-7, 14, true},
-                                                                  {7, -20, false}, {7, 28, false}, {-7, -20, true}, {-7, 28, true}}};
+  LabelPlacer placer;
+  for (const auto& [x, y] : points) placer.avoid_point(x, y);
   std::vector<LabelSpot> out;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto [px, py] = points[i];
@@ -90,22 +83,12 @@ std::vector<LabelSpot> place_labels(const std::vector<std::pair<double, double>>
       out.push_back({px, py, false});
       continue;
     }
-    LabelSpot chosen{};
-    bool placed = false;
-    for (std::size_t k = 0; k < spots.size() && !placed; ++k) {
-      const auto [dx, dy, left] = spots[k];
-      const LabelSpot spot{px + dx, py + dy, left};
-      const Box box{left ? spot.x - w : spot.x, spot.y - height, left ? spot.x : spot.x + w, spot.y + 2};
-      if (k == 0) chosen = spot;
-      if (std::none_of(taken.begin(), taken.end(), [&](const Box& b) { return b.hits(box); })) {
-        chosen = spot;
-        placed = true;
-      }
-    }
-    const double w0 = w;
-    taken.push_back({chosen.end_anchor ? chosen.x - w0 : chosen.x, chosen.y - height, chosen.end_anchor ? chosen.x : chosen.x + w0,
-                     chosen.y + 2});
-    out.push_back(chosen);
+    // Spots around the point, nearest first: right and above, right and below, then left, then further.
+    std::vector<LabelSpot> spots;
+    for (const auto& [dx, dy, left] : {std::tuple{7.0, -6.0, false}, {7.0, 14.0, false}, {-7.0, -6.0, true}, {-7.0, 14.0, true},
+                                      {7.0, -20.0, false}, {7.0, 28.0, false}, {-7.0, -20.0, true}, {-7.0, 28.0, true}})
+      spots.push_back({px + dx, py + dy, left});
+    out.push_back(placer.place(spots, w, height));
   }
   return out;
 }
@@ -149,7 +132,7 @@ std::string loglog_svg(const LogLogPlot& plot) {
     first_of_series.push_back(pixels.size());
     for (std::size_t k = 0; k < s.points.size(); ++k) {
       pixels.emplace_back(f.x.map(s.points[k].first), f.y.map(s.points[k].second));
-      widths.push_back(6.2 * static_cast<double>(label_of(s, k).size()));   // 11 px DejaVu Sans, about 6.2 px a character
+      widths.push_back(text_width(label_of(s, k), 11));
     }
   }
   const std::vector<LabelSpot> spots = place_labels(pixels, widths, 11);

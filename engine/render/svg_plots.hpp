@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/report.hpp"
+#include "label_placer.hpp"
 
 #include <string>
 #include <utility>
@@ -33,11 +34,7 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports);
 
 // Where point labels go so that no label covers another or a point: for each point (pixels) and its
 // label's width, the first of a few spots around it (right and above first) that is clear, else the
-// first spot. Returns, per label, the text's anchor point and whether it is right-aligned.
-struct LabelSpot {
-  double x = 0, y = 0;
-  bool end_anchor = false;   // text-anchor "end": the label sits left of its point
-};
+// one covering least (label_placer.hpp). Returns, per label, the text's anchor point.
 std::vector<LabelSpot> place_labels(const std::vector<std::pair<double, double>>& points, const std::vector<double>& widths,
                                     double height);
 

@@ -1,4 +1,5 @@
 #include "svg_roofline.hpp"
+#include "label_placer.hpp"
 #include "svg_writer.hpp"
 #include "units.hpp"
 
@@ -176,6 +177,29 @@ std::string roofline_svg(const Roofline& rl) {
   const double x0 = std::max(f.x.lo, f.y.lo / roof.bandwidth);
   auto pt = [&](double ai, double perf) { return std::pair{f.x.map(ai), f.y.map(perf)}; };
 
+  // Labels of the roof and the ceilings are placed once every point is known, clear of the points and
+  // of each other, and drawn over the points (LabelPlacer).
+  LabelPlacer labels;
+  for (const RooflinePoint& p : rl.points) {
+    const auto [x, y] = pt(p.intensity, p.plotted);
+    labels.avoid_point(x, y);
+  }
+  struct PendingLabel {
+    std::vector<LabelSpot> spots;   // where it may go, best first
+    std::string text;
+    double size;
+    std::string colour;
+    bool bold;
+  };
+  std::vector<PendingLabel> pending;
+  // Along a flat line at height y: from its right end leftwards, above the line, then below it.
+  auto along_flat = [&](double y) {
+    std::vector<LabelSpot> spots;
+    for (const double dy : {-5.0, 14.0})
+      for (int k = 0; k < 6; ++k) spots.push_back({f.right - 6 - k * (f.right - f.left) / 6, y + dy, true});
+    return spots;
+  };
+
   // Ceilings first, under the roof line.
   int ceiling_row = 0;
   for (const Ceiling& c : rl.ceilings) {
@@ -187,11 +211,14 @@ std::string roofline_svg(const Roofline& rl) {
       line.push_back(pt(c.flops_per_s / roof.bandwidth, c.flops_per_s));
       line.push_back(pt(f.x.hi, c.flops_per_s));
       doc.polyline(line, s);
-      doc.text(f.right - 6, f.y.map(c.flops_per_s) - 5, c.label + " " + si(c.flops_per_s, "FLOP/s"), 11, "end", colour);
+      pending.push_back({along_flat(f.y.map(c.flops_per_s)), c.label + " " + si(c.flops_per_s, "FLOP/s"), 11, colour, false});
     } else {
       const double xs = std::max(f.x.lo, f.y.lo / c.bandwidth);
       doc.polyline({pt(xs, xs * c.bandwidth), pt(roof.peak / c.bandwidth, roof.peak)}, s);
-      doc.text(f.left + 8, f.bottom - 10 - 14 * ceiling_row++, c.label + " " + si(c.bandwidth, "B/s"), 11, "start", colour);
+      // A row in the bottom-left corner, else the top-left one.
+      const int row = ceiling_row++;
+      pending.push_back({{{f.left + 8, f.bottom - 10 - 14.0 * row, false}, {f.left + 8, f.top + 16 + 14.0 * row, false}},
+                         c.label + " " + si(c.bandwidth, "B/s"), 11, colour, false});
     }
   }
 
@@ -200,8 +227,9 @@ std::string roofline_svg(const Roofline& rl) {
   const auto [rx, ry] = pt(roof.ridge, roof.peak);
   doc.line(rx, ry, rx, f.bottom, {"#111", 1.0, "2 3"});
   doc.circle(rx, ry, 5, "#ffffff", {"#111", 2.0, ""});
-  doc.text(rx + 8, ry + 18, "ridge point " + ratio(roof.ridge, "FLOP/B"), 12, "start", "#111", 0, true);
-  doc.text(f.right - 6, ry - 6, "peak " + roof.peak_label + " " + si(roof.peak, "FLOP/s"), 12, "end", "#111", 0, true);
+  pending.insert(pending.begin(), {{{rx + 8, ry + 18, false}, {rx + 8, ry - 8, false}, {rx - 8, ry + 18, true}},
+                                   "ridge point " + ratio(roof.ridge, "FLOP/B"), 12, "#111", true});
+  pending.insert(pending.begin(), {along_flat(ry - 1), "peak " + roof.peak_label + " " + si(roof.peak, "FLOP/s"), 12, "#111", true});
   {
     // Label the memory roof along its slope, a third of the way up.
     const auto [ax, ay] = pt(x0, x0 * roof.bandwidth);
@@ -223,6 +251,12 @@ std::string roofline_svg(const Roofline& rl) {
       doc.text(x + 10, y - 8, "!", 14, "start", "#D00000", 0, true);
     }
     doc.close_group();
+  }
+
+  // The roof's and ceilings' labels, over the points and clear of them where the plot has room.
+  for (const PendingLabel& l : pending) {
+    const LabelSpot spot = labels.place(l.spots, text_width(l.text, l.size), l.size);
+    doc.text(spot.x, spot.y, l.text, l.size, spot.end_anchor ? "end" : "start", l.colour, 0, l.bold);
   }
 
   // Legend.

@@ -190,3 +190,72 @@ TEST_CASE("log axes span whole decades and label them briefly") {
   CHECK(engine::render::svg::decade_label(1e12) == "1T");
   CHECK(engine::render::svg::decade_label(1e14) == "100T");
 }
+
+namespace {
+
+// Every plotted point's centre in a roofline SVG: the first shape after each point's <title>.
+std::vector<std::pair<double, double>> point_centres(const std::string& svg) {
+  std::vector<std::pair<double, double>> out;
+  auto number_after = [&](std::size_t from, const std::string& key) {
+    const std::size_t at = svg.find(key, from);
+    return std::stod(svg.substr(at + key.size()));
+  };
+  for (std::size_t at = svg.find("<g><title>"); at != std::string::npos; at = svg.find("<g><title>", at + 1)) {
+    const std::size_t shape = svg.find('<', svg.find("</title>", at) + 8);
+    if (svg.compare(shape, 7, "<circle") == 0) {
+      out.emplace_back(number_after(shape, "cx=\""), number_after(shape, "cy=\""));
+    } else if (svg.compare(shape, 5, "<rect") == 0) {
+      out.emplace_back(number_after(shape, "x=\"") + number_after(shape, "width=\"") / 2,
+                       number_after(shape, "y=\"") + number_after(shape, "height=\"") / 2);
+    } else {   // a polygon: the mean of its corners
+      std::istringstream pts(svg.substr(shape + 17, svg.find('"', shape + 17) - shape - 17));
+      double sx = 0, sy = 0, n = 0, x = 0, y = 0;
+      char comma = 0;
+      while (pts >> x >> comma >> y) sx += x, sy += y, ++n;
+      out.emplace_back(sx / n, sy / n);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the roof's and ceilings' labels are placed clear of the points") {
+  // Points crowded right under the flat roof and a ceiling, where the labels' first spots are.
+  engine::render::Roofline rl;
+  rl.title = "crowded";
+  rl.roof = {100e12, 1e12, 100, "matrix fp16"};
+  rl.ceilings.push_back({"vector fp32", 20e12, 0.0, false});
+  for (double ai = 150; ai < 3000; ai *= 1.08)
+    for (const double perf : {95e12, 90e12, 19e12, 18e12}) {
+      engine::render::RooflinePoint p;
+      p.layer = "conv";
+      p.intensity = ai;
+      p.performance = p.plotted = perf;
+      p.layer_roof = 100e12;
+      rl.points.push_back(p);
+    }
+  const std::string svg = engine::render::roofline_svg(rl);
+  const auto centres = point_centres(svg);
+  REQUIRE(centres.size() == rl.points.size());
+  int labels = 0;
+  for (const std::string text : {"peak matrix fp16", "vector fp32 20", "ridge point"}) {
+    CAPTURE(text);
+    const std::size_t at = svg.find(">" + text);
+    REQUIRE(at != std::string::npos);
+    const std::size_t open = svg.rfind("<text", at);
+    const double x = std::stod(svg.substr(svg.find("x=\"", open) + 3));
+    const double y = std::stod(svg.substr(svg.find("y=\"", open) + 3));
+    const double size = std::stod(svg.substr(svg.find("font-size=\"", open) + 11));
+    const bool end = svg.substr(open, at - open).find("text-anchor=\"end\"") != std::string::npos;
+    const std::string whole = svg.substr(at + 1, svg.find("</text>", at) - at - 1);
+    const double w = engine::render::text_width(whole, size);
+    const double x0 = end ? x - w : x, x1 = end ? x : x + w;
+    for (const auto& [px, py] : centres) {
+      CAPTURE(px, py, x0, x1, y);
+      CHECK_FALSE((px + 4 > x0 && px - 4 < x1 && py + 4 > y - size && py - 4 < y + 2));
+    }
+    ++labels;
+  }
+  CHECK(labels == 3);
+}
