@@ -1,0 +1,239 @@
+"""Ridge from Python: performance models of deep networks on hardware, in microseconds.
+
+    import ridge
+    r = ridge.simulate("resnet50", "a100-sxm4-40gb", batch=64, dtype="fp16")
+    r.totals.to_pandas()        # one row per simulation: times, throughput, memory, MFU
+    r.layers.to_pandas()        # one row per layer: FLOPs, bytes, roofline bound, PALEO time
+
+    net = ridge.from_torch(torchvision.models.convnext_tiny(), torch.randn(1, 3, 224, 224))
+    ridge.simulate(net, ["a100-sxm4-40gb", "h100-sxm5"], batch=[1, 64]).totals.to_pandas()
+
+Networks and devices are `.net`/`.onnx`/`.hw` paths, zoo and catalogue names ("resnet50",
+"a100-sxm4-40gb"), text (ridge.network(text=...), ridge.device(text=...)), or objects those return.
+Every table follows the one output schema of `simulate --format json` (README, "Output schema"):
+each row starts with network, device, device_id, batch, dtype; SI base units throughout.
+Errors in a file or text raise ridge.RidgeError, whose message is the file:line:col diagnostic.
+"""
+import io
+import os
+import warnings
+
+from . import _ridge
+
+RidgeError = _ridge.RidgeError
+Network = _ridge.Network
+Device = _ridge.Device
+SCHEMA = _ridge.schema
+
+__all__ = ["simulate", "sweep", "network", "device", "from_torch", "Result", "Table", "RidgeError", "SCHEMA"]
+
+# Loaded files by path, kept while the file is unchanged: a notebook that simulates one network many
+# times parses it once.
+_cache = {}
+
+
+def _cached(kind, path, overrides, load):
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None   # the load reports the missing file
+    key = (kind, path, tuple(sorted(overrides.items())))
+    hit = _cache.get(key)
+    if hit is not None and hit[0] == stamp and stamp is not None:
+        return hit[1]
+    value = load(path)
+    if len(_cache) > 256:
+        _cache.clear()
+    _cache[key] = (stamp, value)
+    return value
+
+
+def _load_network(path=None, *, text=None, name="<text>", **parameters):
+    """A network from a `.net`/`.onnx` file, a zoo name, or `.net` text; keyword arguments set the
+    network's parameters (network("gpt2", seq_len=512))."""
+    overrides = {k: str(v) for k, v in parameters.items()}
+    if isinstance(path, Network):
+        if overrides:
+            raise RidgeError("parameters apply when a network is loaded, not to a loaded Network")
+        return path
+    if (path is None) == (text is None):
+        raise RidgeError("network(): give a path (or zoo name) or text=, not both")
+    if text is not None:
+        return _ridge.parse_network(text, name, overrides)
+    path = _ridge.resolve_network_path(os.fspath(path))   # a zoo name becomes its file
+    return _cached("net", path, overrides, lambda p: _ridge.load_network(p, overrides))
+
+
+def _load_device(path=None, *, text=None, name="<text>.hw"):
+    """A device from a `.hw` file, a catalogue name, or `.hw` text."""
+    if isinstance(path, Device):
+        return path
+    if (path is None) == (text is None):
+        raise RidgeError("device(): give a path (or catalogue name) or text=, not both")
+    if text is not None:
+        return _ridge.parse_device(text, name)
+    path = _ridge.resolve_device_path(os.fspath(path))   # a catalogue name becomes its file
+    return _cached("hw", path, {}, _ridge.load_device)
+
+
+def from_torch(model, example_input, *, dims=None, allow_unknown=False, opset=17, name=None):
+    """Any torch.nn.Module as a Ridge network: exported to ONNX in memory (torch.onnx.export into a
+    buffer, batch axis dynamic, batch norms kept as in training) and imported. `example_input` is one
+    sample with its batch axis (a tensor, or a tuple of them); `dims` binds other symbolic axes."""
+    import torch   # only from_torch needs PyTorch
+
+    inputs = example_input if isinstance(example_input, tuple) else (example_input,)
+    input_names = [f"input{i}" for i in range(len(inputs))]
+    axes = {n: {0: "batch"} for n in input_names}
+    axes["output"] = {0: "batch"}
+    buffer = io.BytesIO()
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            # PRESERVE on an eval() model keeps batch norms as batch norms; the exporter warns about
+            # constant folding under PRESERVE whatever the mode, which does not apply in eval.
+            warnings.filterwarnings("ignore", message=".*constant folding be turned off.*")
+            torch.onnx.export(model, inputs, buffer, opset_version=opset, input_names=input_names,
+                              output_names=["output"], dynamic_axes=axes,
+                              training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
+    finally:
+        model.train(was_training)
+    label = name or type(model).__name__
+    return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+
+
+network = _load_network
+device = _load_device
+
+
+class Table:
+    """One table of the output schema: columns and rows, convertible to a pandas DataFrame."""
+
+    def __init__(self, columns_and_data):
+        self.name = columns_and_data["name"]
+        self.columns = list(columns_and_data["columns"])
+        self._data = columns_and_data["data"]
+
+    def __len__(self):
+        return len(self._data[0]) if self._data else 0
+
+    def __getitem__(self, column):
+        """The values of one column, a list."""
+        try:
+            return self._data[self.columns.index(column)]
+        except ValueError:
+            raise KeyError(column) from None
+
+    def rows(self):
+        """The rows as dicts, column name to value."""
+        return [dict(zip(self.columns, values)) for values in zip(*self._data)]
+
+    def to_pandas(self):
+        import pandas
+        return pandas.DataFrame(dict(zip(self.columns, self._data)), columns=self.columns)
+
+    def __repr__(self):
+        return f"<ridge.Table {self.name}: {len(self)} rows x {len(self.columns)} columns>"
+
+    def _repr_html_(self):
+        try:
+            return self.to_pandas()._repr_html_()
+        except ImportError:
+            return None
+
+
+class Result:
+    """What one simulate() call computed. Tables (ridge.Table) are built when first read."""
+
+    def __init__(self, results):
+        self._results = results
+        self._tables = {}
+
+    def _table(self, name):
+        if name not in self._tables:
+            self._tables[name] = Table(self._results.table(name))
+        return self._tables[name]
+
+    @property
+    def totals(self):
+        """One row per simulation (network x device x dtype x batch): the `runs` table."""
+        return self._table("runs")
+
+    @property
+    def layers(self):
+        return self._table("layers")
+
+    @property
+    def scaling(self):
+        return self._table("scaling")
+
+    @property
+    def correlation(self):
+        return self._table("correlation")
+
+    @property
+    def notes(self):
+        return self._table("notes")
+
+    def total(self, column):
+        """One figure of a single simulation: r.total("time_fwd_s")."""
+        values = self.totals[column]
+        if len(values) != 1:
+            raise RidgeError(f"total(): this result holds {len(values)} simulations; use .totals[{column!r}]")
+        return values[0]
+
+    def to_json(self):
+        """The JSON document `simulate --format json` writes for the same run."""
+        return self._results.json()
+
+    def to_csv(self, table="layers"):
+        return self._results.csv(table)
+
+    def __repr__(self):
+        t = self.totals
+        return f"<ridge.Result: {len(t)} simulation(s) of {', '.join(sorted(set(t['network'])))}>"
+
+
+def _as_list(value):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
+             weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
+             correlate=(), **parameters):
+    """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
+
+    network: a Network, a path or zoo name; device: a Device, a path or catalogue name, or a list.
+    batch, dtype: a value or a list (every combination is simulated). Keyword arguments that are not
+    options set the network's parameters (seq_len=512). devices: data-parallel device counts (an int
+    n gives 1, 2, 4, ..., n) for the scaling table. correlate: further networks ranked against this one.
+    """
+    net = _load_network(network, **parameters)
+    devs = [_load_device(d) for d in _as_list(device)]
+    args = _ridge.RunArgs()
+    args.batches = [int(b) for b in _as_list(batch)]
+    args.dtypes = [str(d) for d in _as_list(dtype)]
+    args.optimizer = optimizer
+    args.recompute = recompute
+    args.master_weights = master_weights
+    args.weights = weights
+    if devices is not None:
+        if isinstance(devices, int):
+            args.device_counts = _ridge.device_counts_up_to(devices)
+        else:
+            args.device_counts = [int(n) for n in devices]
+    args.link = link
+    args.scaling = scaling
+    args.overlap = overlap
+    args.dataset_size = dataset_size
+    others = [_load_network(n) for n in correlate]
+    return Result(_ridge.run(net, devs, others, args))
+
+
+def sweep(network, devices, batches=(1,), dtypes=("fp32",), **options):
+    """Many configurations as one call: every device x dtype x batch, one row each in .totals."""
+    return simulate(network, list(devices), batch=list(batches), dtype=list(dtypes), **options)
