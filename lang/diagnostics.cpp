@@ -82,6 +82,19 @@ std::string line_of(const std::string& text, int line) {
   return text.substr(begin, end - begin);
 }
 
+std::vector<Diagnostic> limit_errors(std::vector<Diagnostic> shown, std::size_t total, bool counted_all) {
+  if (shown.size() > kMaxErrors) shown.resize(kMaxErrors);
+  if (shown.empty() || total <= shown.size()) return shown;
+  const std::size_t more = total - shown.size();
+  // A note without a position renders as "file: note: ...", after the last error shown.
+  Note note;
+  note.where.file = shown.back().where.file;
+  note.message = (counted_all ? "" : "at least ") + std::to_string(more) + " more error" + (more == 1 ? "" : "s") +
+                 " not shown (at most " + std::to_string(kMaxErrors) + " are reported)";
+  shown.back().notes.push_back(std::move(note));
+  return shown;
+}
+
 Error::Error(std::vector<Diagnostic> diagnostics)
     : std::runtime_error([&] {
         std::string s;

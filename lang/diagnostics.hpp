@@ -2,6 +2,7 @@
 // column, then `note:` lines. The language reports every error, syntactic or semantic, as one of these.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,15 @@ std::string render(const Diagnostic& d);
 
 // The text of line `line` (1-based) of `text`, without its end of line; empty if there is none.
 std::string line_of(const std::string& text, int line);
+
+// At most this many errors are reported per file: every independent mistake at once, but not a wall
+// of them when a file is not source text at all.
+inline constexpr std::size_t kMaxErrors = 20;
+
+// The first kMaxErrors of `shown` (diagnostics in source order) of `total` errors found; when some are
+// left out, the last one shown gets a note saying how many ("file: note: 10 more errors not shown"),
+// "at least" that many when the search stopped before the end (`counted_all` false).
+std::vector<Diagnostic> limit_errors(std::vector<Diagnostic> shown, std::size_t total, bool counted_all = true);
 
 // Everything the language front end rejects. Carries the diagnostics; what() is their rendering.
 class Error : public std::runtime_error {

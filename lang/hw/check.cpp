@@ -11,7 +11,6 @@
 namespace ridge::lang::hw {
 namespace {
 
-constexpr std::size_t kMaxErrors = 20;  // one error per problem, but not a wall of them
 
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =

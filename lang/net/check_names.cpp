@@ -5,6 +5,9 @@
 // The check is lenient where the language is dynamic: a name assigned anywhere in the block (or a
 // loop variable, or a parameter) counts as defined everywhere in it, so no valid program is refused;
 // the elaborator still reports what only running can tell (a name read before it is assigned).
+//
+// Every unknown name in every block is reported (up to kMaxErrors), each once per block: its later
+// uses are the same mistake, not new ones.
 #include "net/elaborator.hpp"
 
 #include "suggest.hpp"
@@ -42,16 +45,23 @@ void assigned(const ast::Body& body, std::set<std::string>& out) {
 
 }  // namespace
 
-void Elaborator::check_block_names() const {
-  for (const auto& [block_name, block] : blocks_) {
+void Elaborator::check_block_names() {
+  // In file order, so that the errors shown (the first kMaxErrors) are the first in the file.
+  for (const auto& item : file_.items) {
+    const auto* block = boost::get<ast::Definition>(&item);
+    if (!block || block->kind != "block") continue;
     std::set<std::string> defined;
     if (block->params)
       for (const auto& p : *block->params) defined.insert(p.name.name);
     assigned(block->body, defined);
 
+    std::set<std::string> unknown_names;
+    std::set<std::string> unknown_calls;
     struct Walk {
-      const Elaborator& e;
+      Elaborator& e;
       const std::set<std::string>& defined;
+      std::set<std::string>& unknown_names;   // reported in this block already
+      std::set<std::string>& unknown_calls;
       const std::string where;
 
       void body(const ast::Body& b) const {
@@ -104,27 +114,30 @@ void Elaborator::check_block_names() const {
       void name(const ast::Identifier& id) const {
         if (defined.count(id.name) || e.globals_.count(id.name)) return;
         if (e.is_callable(id.name)) return;   // the elaborator explains a function used as a value
+        if (!unknown_names.insert(id.name).second) return;
+        if (!e.shows_more()) return e.report(id, "unknown name");   // counted, never shown
         std::vector<std::string> known(defined.begin(), defined.end());
         for (const auto& [k, v] : e.globals_) known.push_back(k);
         const std::string best = closest_name(id.name, known);
-        e.fail(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+        e.report(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
       }
       void call(const ast::Call& c) const {
-        if (!e.is_callable(c.callee.name)) {
-          const std::string best = closest_name(c.callee.name, e.callable_known());
-          e.fail(c.callee, "unknown op or block '" + c.callee.name + "'" + where +
-                               (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+        if (!e.is_callable(c.callee.name) && unknown_calls.insert(c.callee.name).second) {
+          const std::string best = e.shows_more() ? closest_name(c.callee.name, e.callable_known()) : "";
+          e.report(c.callee, "unknown op or block '" + c.callee.name + "'" + where +
+                                 (best.empty() ? "" : " (did you mean '" + best + "'?)"));
         }
         if (c.args)
           for (const auto& a : *c.args) expr(a.value.get());
       }
     };
-    const Walk walk{*this, defined, " in block '" + block->name.name + "'"};
-    walk.body(block->body);
+    const Walk walk{*this, defined, unknown_names, unknown_calls, " in block '" + block->name.name + "'"};
     if (block->params)
       for (const auto& p : *block->params)
         if (p.default_value) walk.expr(*p.default_value);
+    walk.body(block->body);
   }
+  stop_if_reported();
 }
 
 }  // namespace ridge::lang::net

@@ -45,43 +45,49 @@ Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const gra
   std::vector<const ast::Definition*> definitions;
   for (const auto& item : file_.items)
     if (const auto* d = boost::get<ast::Definition>(&item)) definitions.push_back(d);
-  for (const auto* dp : definitions) {
-    const ast::Definition& d = *dp;
-    if (d.kind == "network") {
-      if (network_) fail(d, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
-      network_ = &d;
-      continue;
-    }
-    if (is_op_name(d.name.name) || is_builtin_name(d.name.name))
-      fail(d.name, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
-    if (!blocks_.emplace(d.name.name, &d).second) fail(d.name, "block '" + d.name.name + "' is defined twice");
-  }
-  // Parameters: unique names, required ones first.
-  for (const auto* dp : definitions) {
-    const ast::Definition& d = *dp;
-    if (!d.params) continue;
-    std::set<std::string> seen;
-    bool defaulted = false;
-    for (const auto& p : *d.params) {
-      if (!seen.insert(p.name.name).second) fail(p.name, "parameter '" + p.name.name + "' is declared twice");
-      if (p.default_value) defaulted = true;
-      else if (d.kind == "network")
-        fail(p.name, "network parameter '" + p.name.name + "' needs a default value (" + p.name.name + " = ...)");
-      else if (defaulted)
-        fail(p.name, "parameter '" + p.name.name + "' has no default but follows one that has; expected parameters "
-                     "without defaults first");
-    }
-  }
-  if (!network_) {
-    Diagnostic d = source_.diagnostic(0, "expected a network definition: the file defines no 'network'");
-    throw Error({std::move(d)});
-  }
+  check_definitions(definitions);
   // File-level constants, in file order, before the network's parameters (whose defaults may use them).
   in_constants_ = true;
   for (const auto& item : file_.items)
     if (const auto* c = boost::get<ast::Assign>(&item)) bind_constant(*c);
   in_constants_ = false;
   bind_parameters(*network_, overrides);
+}
+
+// Each definition's name and parameters stand on their own, so every mistake among them is reported
+// at once; nothing is evaluated until they are right.
+void Elaborator::check_definitions(const std::vector<const ast::Definition*>& definitions) {
+  for (const auto* dp : definitions) {
+    const ast::Definition& d = *dp;
+    if (d.kind == "network") {
+      if (network_) report(d, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
+      else network_ = &d;
+    } else if (is_op_name(d.name.name) || is_builtin_name(d.name.name)) {
+      report(d.name, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
+    } else if (!blocks_.emplace(d.name.name, &d).second) {
+      report(d.name, "block '" + d.name.name + "' is defined twice");
+    }
+  }
+  // Parameters: unique names, required ones first; one error per parameter.
+  for (const auto* dp : definitions) {
+    const ast::Definition& d = *dp;
+    if (!d.params) continue;
+    std::set<std::string> seen;
+    bool defaulted = false;
+    for (const auto& p : *d.params) {
+      const bool twice = !seen.insert(p.name.name).second;
+      if (twice) report(p.name, "parameter '" + p.name.name + "' is declared twice");
+      if (p.default_value) defaulted = true;
+      else if (twice) continue;
+      else if (d.kind == "network")
+        report(p.name, "network parameter '" + p.name.name + "' needs a default value (" + p.name.name + " = ...)");
+      else if (defaulted)
+        report(p.name, "parameter '" + p.name.name + "' has no default but follows one that has; expected parameters "
+                       "without defaults first");
+    }
+  }
+  if (!network_) reported_.push_back({0, "expected a network definition: the file defines no 'network'"});
+  stop_if_reported();
 }
 
 namespace {
@@ -146,6 +152,21 @@ void Elaborator::fail(const Tagged& at, std::string message) const {
   for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
     d.notes.push_back(source_.note(offset(*it->site), "block '" + it->block->name.name + "' instantiated here"));
   throw Error({std::move(d)});
+}
+
+void Elaborator::report(const Tagged& at, std::string message) {
+  reported_.push_back({offset(at), std::move(message)});
+}
+
+void Elaborator::stop_if_reported() {
+  if (reported_.empty()) return;
+  // Checks walk definitions by kind and blocks by name; the reader wants them top to bottom.
+  std::stable_sort(reported_.begin(), reported_.end(),
+                   [](const Reported& a, const Reported& b) { return a.offset < b.offset; });
+  std::vector<Diagnostic> shown;
+  for (std::size_t i = 0; i < reported_.size() && i < kMaxErrors; ++i)
+    shown.push_back(source_.diagnostic(reported_[i].offset, std::move(reported_[i].message)));
+  throw Error(limit_errors(std::move(shown), reported_.size()));
 }
 
 void Elaborator::step(const Tagged& at) {

@@ -46,6 +46,7 @@ class Elaborator {
   ir::Network run();
 
   // --- used by calls.cpp ---
+  // An error that ends elaboration (what comes after it depends on what failed).
   [[noreturn]] void fail(const Tagged& at, std::string message) const;
   std::int64_t to_int(const Arg& a, std::string_view what) const;
   double to_number(const Arg& a, std::string_view what) const;
@@ -64,6 +65,18 @@ class Elaborator {
     const ast::Definition* block;
     const Tagged* site;
   };
+
+  // Errors in independent definitions and blocks are collected, so one run shows them all:
+  // report() records one, stop_if_reported() throws those recorded (first kMaxErrors, source order)
+  // before any work that could trip over them. Only for checks outside block instances (no notes).
+  struct Reported {
+    std::size_t offset;
+    std::string message;
+  };
+  void report(const Tagged& at, std::string message);
+  void stop_if_reported();
+  // Whether another reported error would be shown, so that costly did-you-means are computed only then.
+  bool shows_more() const { return reported_.size() < kMaxErrors; }
 
   std::size_t offset(const Tagged& at) const;
   void step(const Tagged& at);
@@ -89,7 +102,8 @@ class Elaborator {
   // Every name a call may take: the file's blocks, then the ops and built-in functions.
   std::vector<std::string> callable_known() const;
   // check_names.cpp: every block's names, called or not, before elaboration.
-  void check_block_names() const;
+  void check_block_names();
+  void check_definitions(const std::vector<const ast::Definition*>& definitions);
 
   // calls.cpp
   std::optional<Value> call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,
@@ -114,6 +128,7 @@ class Elaborator {
   std::int64_t steps_ = 0;
   std::size_t op_inputs_ = 0;   // tensor inputs of every op called so far
   int depth_ = 0;
+  std::vector<Reported> reported_;
 };
 
 // Names the language reserves for ops and built-in functions (a block may not take one).

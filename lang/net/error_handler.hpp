@@ -1,21 +1,79 @@
-// Positions for the `.net` parser: X3's annotate_on_success hands every position_tagged node to
-// tag(), which records its source range, so the elaborator can later point diagnostics at a node.
-// Syntax errors are not handled here: the parser throws x3::expectation_failure and
-// parse_network.cpp turns it into a lang::Diagnostic.
+// Positions and syntax-error recovery for the `.net` parser.
+//
+// Positions: X3's annotate_on_success hands every position_tagged node to tag(), which records its
+// source range, so the elaborator can later point diagnostics at a node.
+//
+// Recovery: the rules for one statement and one top-level item catch the expectation_failure thrown
+// inside them and call recover(), which records the error and moves the parser to the next statement
+// boundary, so one run reports many syntax errors instead of only the first. parse_network.cpp turns
+// the recorded errors into lang::Diagnostics.
 #pragma once
 
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
+#include "diagnostics.hpp"
 
+#include <boost/spirit/home/x3.hpp>
+
+#include <cctype>
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridge::lang::net {
 
+// The first token at or after `at` (skipping blanks and `#` comments): where a syntax error points.
+inline std::size_t token_start(std::string_view text, std::size_t at) {
+  while (at < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[at]))) {
+      ++at;
+    } else if (text[at] == '#') {
+      while (at < text.size() && text[at] != '\n') ++at;
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+// Where a statement that failed to parse ends, as a byte offset into `text`: the first newline at
+// its own bracket depth at or after `error` (the first token the parser could not take), or the '}'
+// that closes the enclosing body (left for the body to match), or the end of the text. Brackets are
+// counted as precheck counts them (everywhere but in comments), and precheck has already checked
+// that they balance, so the skip never runs past the end of the enclosing body.
+inline std::size_t statement_end(std::string_view text, std::size_t from, std::size_t error) {
+  int depth = 0;
+  for (std::size_t i = from; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) return i;
+    } else if (c == '\n' && depth == 0 && i >= error) {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+// Recovery stops after this many syntax errors: each leaves a node in the tree (a file of 2-byte
+// garbage lines would cost hundreds of MB) and an exception's worth of time. Past it, how many errors
+// the rest of the file holds is not known, and the report says "at least".
+inline constexpr std::size_t kMaxRecoveries = 10'000;
+
 template <typename Iterator>
 class ErrorHandler {
  public:
-  ErrorHandler(Iterator first, Iterator last) : first_(first), positions_(first, last) {}
+  // A syntax error as X3 reports it: where the expectation failed and what the rule expected.
+  struct SyntaxError {
+    std::size_t offset;
+    std::string which;
+  };
+
+  ErrorHandler(Iterator first, Iterator last) : first_(first), last_(last), positions_(first, last) {}
 
   template <typename Ast>
   void tag(Ast& ast, Iterator first, Iterator last) {
@@ -29,9 +87,40 @@ class ErrorHandler {
     return static_cast<std::size_t>(positions_.position_of(node).begin() - first_);
   }
 
+  // Called by a recovering rule whose statement starting at `first` failed at `where`: records the
+  // error and moves `first` past the statement. A recovery that would not move the parser forward
+  // (which would loop for ever) is refused: the error goes on to the enclosing rule. Past
+  // kMaxRecoveries every rule refuses, so the exception ends the parse.
+  boost::spirit::x3::error_handler_result recover(Iterator& first, Iterator where, const std::string& which) {
+    if (error_count_ >= kMaxRecoveries) return boost::spirit::x3::error_handler_result::rethrow;
+    const std::string_view text = source();
+    const auto at = [&](Iterator i) { return static_cast<std::size_t>(i - first_); };
+    const std::size_t error = token_start(text, at(where));
+    const std::size_t resume = statement_end(text, at(first), error);
+    if (resume <= token_start(text, at(first))) return boost::spirit::x3::error_handler_result::rethrow;
+    // Only the ones that will be shown are kept: a file of garbage has one error per line.
+    if (errors_.size() < kMaxErrors) errors_.push_back({at(where), which});
+    ++error_count_;
+    first = first_ + static_cast<std::ptrdiff_t>(resume);
+    return boost::spirit::x3::error_handler_result::accept;
+  }
+
+  // The first kMaxErrors errors recover() met (in source order), and how many it met in all.
+  const std::vector<SyntaxError>& syntax_errors() const { return errors_; }
+  std::size_t syntax_error_count() const { return error_count_; }
+  // Whether recovery gave up (kMaxRecoveries), leaving the rest of the file unread.
+  bool gave_up() const { return error_count_ >= kMaxRecoveries; }
+
  private:
+  std::string_view source() const {
+    return first_ == last_ ? std::string_view() : std::string_view(&*first_, static_cast<std::size_t>(last_ - first_));
+  }
+
   Iterator first_;
+  Iterator last_;
   boost::spirit::x3::position_cache<std::vector<Iterator>> positions_;
+  std::vector<SyntaxError> errors_;
+  std::size_t error_count_ = 0;
 };
 
 }  // namespace ridge::lang::net

@@ -40,6 +40,15 @@ struct NumberPolicies : x3::ureal_policies<T> {
 };
 const x3::real_parser<double, NumberPolicies<double>> number_literal{};
 
+// The rules that recover from a syntax error inside them: the error is recorded and parsing goes on
+// after the failed statement (error_handler.hpp), so a file reports many syntax errors, not one.
+struct recovering {
+  template <typename Iterator, typename Exception, typename Context>
+  x3::error_handler_result on_error(Iterator& first, const Iterator&, const Exception& x, const Context& context) {
+    return x3::get<x3::error_handler_tag>(context).get().recover(first, x.where(), x.which());
+  }
+};
+
 // Rule IDs: the ones whose nodes errors point at annotate their positions.
 struct identifier_class : x3::annotate_on_success {};
 struct number_class : x3::annotate_on_success {};
@@ -67,12 +76,15 @@ struct if_class : x3::annotate_on_success {};
 struct for_class : x3::annotate_on_success {};
 struct return_class : x3::annotate_on_success {};
 struct statement_class;
+struct body_item_class : recovering {};
 struct body_class;
 struct loop_body_class;
 struct param_class : x3::annotate_on_success {};
 struct definition_class : x3::annotate_on_success {};
 struct constant_class : x3::annotate_on_success {};
 struct top_level_class;
+struct file_item_class : recovering {};
+struct file_items_class;
 struct index_class;
 struct name_text_class;
 struct binop_text_class;
@@ -112,13 +124,16 @@ const x3::rule<branches_class, std::vector<ast::Branch>> branches = "condition";
 const x3::rule<if_class, ast::If> if_stmt = "if";
 const x3::rule<for_class, ast::For> for_stmt = "for";
 const x3::rule<return_class, ast::Return> return_stmt = "return";
-const x3::rule<statement_class, ast::Statement> statement = "statement";
+const x3::rule<statement_class, ast::Statement> statement = "a statement or '}'";
+const x3::rule<body_item_class, ast::Statement> body_item = "a statement or '}'";
 const x3::rule<body_class, ast::Body> body = "'{'";
 const x3::rule<loop_body_class, ast::Body> loop_body = "'..' or '{'";
 const x3::rule<param_class, ast::Param> param = "parameter";
 const x3::rule<definition_class, ast::Definition> definition = "definition";
 const x3::rule<constant_class, ast::Assign> constant = "constant";
 const x3::rule<top_level_class, ast::TopLevel> top_level = "'block', 'network' or NAME = VALUE";
+const x3::rule<file_item_class, ast::TopLevel> file_item = "'block', 'network' or NAME = VALUE";
+const x3::rule<file_items_class, std::vector<ast::TopLevel>> file_items = "'block', 'network' or NAME = VALUE";
 const x3::rule<index_class, ast::Expr> index = "index";
 const x3::rule<kind_class, std::string> kind = "'block' or 'network'";
 const x3::rule<end_class> end_of_file = "'block', 'network' or NAME = VALUE";
@@ -176,7 +191,10 @@ const auto if_stmt_def = keyword("if") > branches >> -(keyword("else") > body);
 const auto for_stmt_def = keyword("for") > identifier > in_kw > expr > -(dots > expr) > loop_body;
 const auto return_stmt_def = keyword("return") > expr;
 const auto statement_def = input_stmt | if_stmt | for_stmt | return_stmt | assign;
-const auto body_def = '{' > *statement > '}';
+// An item that is not a statement is a syntax error inside the item (x3::expect), so the item's
+// recovery catches it too; the '}' lookahead ends the body.
+const auto body_item_def = x3::expect[statement];
+const auto body_def = '{' > *(!lit('}') >> body_item) > '}';
 const auto loop_body_def = body;
 
 const auto param_def = identifier >> -('=' > expr);
@@ -186,12 +204,14 @@ const auto end_of_file_def = x3::eoi;
 // A file-level constant commits only at `NAME =`, so `netwrk n {}` still reads as a misspelt keyword.
 const auto constant_def = (identifier % ',') >> assign_eq > expr;
 const auto top_level_def = definition | constant;
-const auto file_rule_def = *top_level > end_of_file;
+const auto file_item_def = x3::expect[top_level];
+const auto file_items_def = *(!end_of_file >> file_item);
+const auto file_rule_def = file_items > end_of_file;
 
 BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, text_chars, text, operand, prefix, unary, binop_text, binary_op,
                     binary, cond_tail, conditional, arg, args, call, link, list, group, expr, input_stmt,
                     assign, branch, branches, if_stmt, for_stmt, return_stmt, statement, body, param, kind,
                     definition, end_of_file, assign_eq, in_kw, dots, colon, constant, top_level, index, loop_body,
-                    file_rule)
+                    body_item, file_item, file_items, file_rule)
 
 }  // namespace ridge::lang::net::grammar

@@ -1,5 +1,6 @@
 // lang/parse.hpp's `.net` half: precheck, parse (X3), elaborate. Syntax errors arrive here as
-// x3::expectation_failure and leave as lang::Error with file:line:col and what was expected.
+// x3::expectation_failure (recorded by the statements that recover from them, or thrown by one none
+// could) and leave as one lang::Error with file:line:col and what was expected for each.
 #include "net/config.hpp"
 #include "net/elaborate.hpp"
 #include "net/grammar.hpp"
@@ -7,26 +8,13 @@
 #include "parse.hpp"
 
 #include <cctype>
+#include <optional>
 
 namespace ridge::lang {
 namespace {
 
 namespace x3 = boost::spirit::x3;
 using net::grammar::iterator_type;
-
-// The first token at or after `at` (skipping blanks and comments), where a syntax error should point.
-std::size_t token_start(const std::string& text, std::size_t at) {
-  while (at < text.size()) {
-    if (std::isspace(static_cast<unsigned char>(text[at]))) {
-      ++at;
-    } else if (text[at] == '#') {
-      while (at < text.size() && text[at] != '\n') ++at;
-    } else {
-      break;
-    }
-  }
-  return at;
-}
 
 // "found 'conv'", "found end of file": what stood where something else was expected.
 std::string found(const std::string& text, std::size_t at) {
@@ -50,7 +38,19 @@ std::string expected(std::string which) {
   return which;
 }
 
+// "file:line:col: error: expected ..., found ...": a syntax error at byte `where` (where X3 stopped),
+// pointing at the first token there, or just after the last token at the end of the file.
+Diagnostic syntax_error(const std::string& text, const net::SourceMap& source, std::size_t where,
+                        const std::string& which) {
+  std::size_t at = net::token_start(text, where);
+  const std::string what = found(text, at);
+  if (at >= text.size()) at = source.end_of_text();
+  return source.diagnostic(at, "expected " + expected(which) + ", " + what);
+}
+
 // Checks, then parses `text` into its syntax tree; `positions` keeps the tree's source positions.
+// Statements that fail to parse are skipped (error_handler.hpp), so every syntax error the file has
+// is reported, up to kMaxErrors, and no tree comes back when there is one.
 net::ast::File parse_tree(const std::string& text, const net::SourceMap& source,
                           net::grammar::error_handler_type& positions) {
   if (text.size() > kMaxSourceBytes)
@@ -60,19 +60,23 @@ net::ast::File parse_tree(const std::string& text, const net::SourceMap& source,
 
   net::ast::File tree;
   iterator_type first = text.begin();
+  std::optional<Diagnostic> stopped;   // an error no statement recovered from, which ended the parse
   try {
     const auto parser = x3::with<x3::error_handler_tag>(std::ref(positions))[net::grammar::file()];
     const bool ok = x3::phrase_parse(first, text.end(), parser, net::grammar::skipper, tree);
     if (!ok || first != text.end()) {
-      const std::size_t at = token_start(text, static_cast<std::size_t>(first - text.begin()));
-      throw Error({source.diagnostic(at, "expected 'block', 'network' or NAME = VALUE, " + found(text, at))});
+      const std::size_t at = net::token_start(text, static_cast<std::size_t>(first - text.begin()));
+      stopped = source.diagnostic(at, "expected 'block', 'network' or NAME = VALUE, " + found(text, at));
     }
   } catch (const x3::expectation_failure<iterator_type>& e) {
-    std::size_t at = token_start(text, static_cast<std::size_t>(e.where() - text.begin()));
-    const std::string what = found(text, at);
-    if (at >= text.size()) at = source.end_of_text();
-    throw Error({source.diagnostic(at, "expected " + expected(e.which()) + ", " + what)});
+    // After kMaxRecoveries errors the exception only says where reading stopped.
+    if (!positions.gave_up()) stopped = syntax_error(text, source, static_cast<std::size_t>(e.where() - text.begin()), e.which());
   }
+  std::vector<Diagnostic> shown;
+  for (const auto& e : positions.syntax_errors()) shown.push_back(syntax_error(text, source, e.offset, e.which));
+  if (stopped) shown.push_back(std::move(*stopped));
+  if (!shown.empty())
+    throw Error(limit_errors(std::move(shown), positions.syntax_error_count() + (stopped ? 1 : 0), !positions.gave_up()));
   return tree;
 }
 
