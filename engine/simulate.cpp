@@ -28,18 +28,22 @@ void check_network(const ir::Network& net) {
     throw SimulationError("network '" + net.name + "' returns a layer it does not have");
 }
 
-DeviceSummary summarise(const ir::Device& d, ir::Precision p) {
+// `all_peaks`: also every precision's peaks, for the reports that show them (a sweep needs only the
+// simulated precision's).
+DeviceSummary summarise(const ir::Device& d, ir::Precision p, bool all_peaks) {
   DeviceSummary s;
   s.id = d.id;
   s.name = d.name;
   s.kind = d.kind;
-  for (const auto& [prec, f] : d.vector_peak) s.vector_peak[prec] = f.value;
-  for (const auto& [prec, f] : d.matrix_peak) s.matrix_peak[prec] = f.value;
-  for (const ir::Precision q : ir::all_precisions()) {
-    try {
-      s.matmul_peak[q] = layer_peak(d, ir::OpClass::MatMul, q).flops_per_s;
-    } catch (const SimulationError&) {
-      // The device cannot run this precision at all: leave it out of the summary.
+  if (all_peaks) {
+    for (const auto& [prec, f] : d.vector_peak) s.vector_peak[prec] = f.value;
+    for (const auto& [prec, f] : d.matrix_peak) s.matrix_peak[prec] = f.value;
+    for (const ir::Precision q : ir::all_precisions()) {
+      try {
+        s.matmul_peak[q] = layer_peak(d, ir::OpClass::MatMul, q).flops_per_s;
+      } catch (const SimulationError&) {
+        // The device cannot run this precision at all: leave it out of the summary.
+      }
     }
   }
   s.bandwidth = bandwidth(d);
@@ -177,29 +181,103 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
   return peak;
 }
 
-Report simulate(const ir::Network& net, const ir::Device& device, const Options& opt) {
+Workload workload(const ir::Network& net, const Options& opt) {
   if (opt.batch < 1 || opt.batch > kMaxBatch)
     throw SimulationError("batch " + std::to_string(opt.batch) + " is outside [1, " + std::to_string(kMaxBatch) + "]");
   check_network(net);
-
-  Report r;
-  r.network = net.name;
-  r.batch = opt.batch;
-  r.precision = opt.precision;
-  r.device = summarise(device, opt.precision);
-  const double bw = r.device.bandwidth;
-  const double launch = r.device.launch_overhead_s;
-  const double width = ir::bytes_per_element(opt.precision);
   if (opt.weight_bytes && !(*opt.weight_bytes > 0.0 && *opt.weight_bytes <= 8.0))
     throw SimulationError("weight bytes per parameter must be in (0, 8]");
+
+  Workload w;
+  w.network = &net;
+  w.options = opt;
+  const double width = ir::bytes_per_element(opt.precision);
   const double weight_width = opt.weight_bytes.value_or(width);
-  const bool mixed = opt.master_weights.value_or(width < 4.0);
-  const double state_width = mixed ? 4.0 : width;   // master weights and optimizer states
+  w.mixed = opt.master_weights.value_or(width < 4.0);
+  const double state_width = w.mixed ? 4.0 : width;   // master weights and optimizer states
   const ir::Op attention_op = ir::op("attention");
   double selective_dropped = 0.0;
 
   std::vector<GradNeeds> grads;   // filled layer by layer: a layer's needs depend on earlier ones
   grads.reserve(net.layers.size());
+  Totals& t = w.counts;
+  w.costs.reserve(net.layers.size());
+  w.recomputed.assign(net.layers.size(), false);
+  for (std::size_t id = 0; id < net.layers.size(); ++id) {
+    const ir::Layer& layer = net.layers[id];
+    const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
+    grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
+    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back(), weight_width);
+    if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
+      inexact("the counts of layer '" + layer.name + "'");
+    if (c.params > 0) ++w.parameterised_layers;
+    t.params += c.params;
+    t.macs += c.macs;
+    t.flops_fwd += c.forward.flops;
+    t.flops_fwd_train += c.forward_train.flops;
+    t.flops_bwd += c.backward.flops;
+    t.bytes_fwd += c.forward.bytes();
+    t.bytes_fwd_train += c.forward_train.bytes();
+    t.bytes_bwd += c.backward.bytes();
+    t.kernels_fwd += c.forward.kernels;
+    t.kernels_bwd += c.backward.kernels;
+    t.saved_activation_bytes += c.saved_bytes;
+    // Selective recomputation drops attention's saved scores and runs its forward again in backward.
+    if (opt.recompute == Recompute::Selective && layer.op == attention_op) {
+      selective_dropped += c.saved_bytes;
+      t.flops_recompute += c.forward_train.flops;
+      w.recomputed[id] = true;
+    }
+    w.costs.push_back(c);
+  }
+
+  // Optimizer: one (foreach-style) kernel per parameterised layer; an elementwise, memory-bound step.
+  // It reads the weights (the fp32 master copy under mixed precision), the gradients and the states,
+  // writes weights and states, and under mixed precision also the compute-precision copy.
+  const OptimizerCost oc = optimizer_cost(opt.optimizer);
+  const double P = t.params;
+  w.update = {oc.flops_per_param * P, P * (state_width + width + oc.states * state_width),
+              P * (state_width + oc.states * state_width + (w.mixed ? width : 0.0)), w.parameterised_layers};
+  if (!exact(w.update)) inexact("the optimizer update's counts");
+  t.flops_update = w.update.flops;
+  t.bytes_update = w.update.bytes();
+  t.kernels_update = w.update.kernels;
+  if (opt.recompute == Recompute::Full) t.flops_recompute = t.flops_fwd_train;
+
+  // Memory footprint.
+  t.peak_activation_bytes = peak_live_activation_bytes(net, opt.batch, opt.precision);
+  const std::vector<std::size_t> root = storage_roots(net);
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
+  if (opt.recompute == Recompute::Full)
+    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, opt.batch, opt.precision);
+  else
+    t.saved_activation_bytes -= selective_dropped;
+  t.weight_bytes = t.params * weight_width;
+  t.gradient_bytes = t.params * width;
+  t.master_weight_bytes = w.mixed ? t.params * 4.0 : 0.0;
+  t.optimizer_state_bytes = t.params * oc.states * state_width;
+  w.fixed_train_bytes = t.params * width + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
+  t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
+  t.memory_train_bytes = w.fixed_train_bytes + t.saved_activation_bytes;
+  if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");
+  const ir::Shape& in_shape = net.input().output;
+  if (in_shape.size() == 1) t.tokens_per_sample = static_cast<double>(in_shape[0]);
+  return w;
+}
+
+Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
+  const ir::Network& net = *w.network;
+  const Options& opt = w.options;
+  const bool full = detail == Detail::Layers;
+  Report r;
+  r.network = net.name;
+  r.batch = opt.batch;
+  r.precision = opt.precision;
+  r.device = summarise(device, opt.precision, full);
+  const double bw = r.device.bandwidth;
+  const double launch = r.device.launch_overhead_s;
+
   // PPP per op class and pass, looked up once.
   constexpr std::size_t kClasses = 5;
   std::array<std::array<Ppp, 2>, kClasses> ppps;
@@ -208,17 +286,32 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     ppps[k][1] = ppp(device, static_cast<ir::OpClass>(k), ir::Pass::Backward);
   }
   Totals& t = r.totals;
-  std::vector<std::string> default_ppp_classes;
-  int parameterised_layers = 0;
-  r.layers.reserve(net.layers.size());
+  t = w.counts;   // the device-independent figures; the times are added below
+  unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
+  if (full) r.layers.reserve(net.layers.size());
   for (std::size_t id = 0; id < net.layers.size(); ++id) {
-    const ir::Layer& layer = net.layers[id];
-    const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
-    grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
-    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back(), weight_width);
-    if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
-      inexact("the counts of layer '" + layer.name + "'");
+    const OpCost& c = w.costs[id];
+    const std::size_t k = static_cast<std::size_t>(c.op_class);
+    const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    const Ppp& fwd_ppp = ppps[k][0];
+    const Ppp& bwd_ppp = ppps[k][1];
+    const PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch);
+    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, fwd_ppp, launch);
+    const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch);
 
+    const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
+    if (ran && (fwd_ppp.compute_default || fwd_ppp.memory_default || bwd_ppp.compute_default || bwd_ppp.memory_default))
+      default_ppp_classes |= 1u << k;
+
+    t.roofline_fwd_s += time_fwd.roofline_s;
+    t.roofline_fwd_train_s += time_fwd_train.roofline_s;
+    t.roofline_bwd_s += time_bwd.roofline_s;
+    t.time_fwd_s += time_fwd.paleo_s;
+    t.time_fwd_train_s += time_fwd_train.paleo_s;
+    t.time_bwd_s += time_bwd.paleo_s;
+    if (w.recomputed[id]) t.time_recompute_s += time_fwd_train.paleo_s;
+    if (!full) continue;
+    const ir::Layer& layer = net.layers[id];
     LayerRow row;
     row.name = layer.name;
     row.op = layer.op;
@@ -230,67 +323,21 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     row.fwd = c.forward;
     row.fwd_train = c.forward_train;
     row.bwd = c.backward;
-    row.peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    row.ppp_fwd = ppps[static_cast<std::size_t>(c.op_class)][0];
-    row.ppp_bwd = ppps[static_cast<std::size_t>(c.op_class)][1];
-    row.time_fwd = time_pass(c.forward, row.peak, bw, row.ppp_fwd, launch);
-    row.time_fwd_train = time_pass(c.forward_train, row.peak, bw, row.ppp_fwd, launch);
-    row.time_bwd = time_pass(c.backward, row.peak, bw, row.ppp_bwd, launch);
-
-    const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
-    const std::string cls(ir::op_class_name(c.op_class));
-    if (ran && (row.ppp_fwd.compute_default || row.ppp_fwd.memory_default || row.ppp_bwd.compute_default ||
-                row.ppp_bwd.memory_default) &&
-        std::find(default_ppp_classes.begin(), default_ppp_classes.end(), cls) == default_ppp_classes.end())
-      default_ppp_classes.push_back(cls);
-    if (c.params > 0) ++parameterised_layers;
-
-    t.params += c.params;
-    t.macs += c.macs;
-    t.flops_fwd += c.forward.flops;
-    t.flops_fwd_train += c.forward_train.flops;
-    t.flops_bwd += c.backward.flops;
-    t.bytes_fwd += c.forward.bytes();
-    t.bytes_fwd_train += c.forward_train.bytes();
-    t.bytes_bwd += c.backward.bytes();
-    t.roofline_fwd_s += row.time_fwd.roofline_s;
-    t.roofline_fwd_train_s += row.time_fwd_train.roofline_s;
-    t.roofline_bwd_s += row.time_bwd.roofline_s;
-    t.time_fwd_s += row.time_fwd.paleo_s;
-    t.time_fwd_train_s += row.time_fwd_train.paleo_s;
-    t.time_bwd_s += row.time_bwd.paleo_s;
-    t.kernels_fwd += c.forward.kernels;
-    t.kernels_bwd += c.backward.kernels;
-    t.saved_activation_bytes += c.saved_bytes;
-    // Selective recomputation drops attention's saved scores and runs its forward again in backward.
-    if (opt.recompute == Recompute::Selective && layer.op == attention_op) {
-      selective_dropped += c.saved_bytes;
-      t.flops_recompute += c.forward_train.flops;
-      t.time_recompute_s += row.time_fwd_train.paleo_s;
-    }
+    row.peak = peak;
+    row.ppp_fwd = fwd_ppp;
+    row.ppp_bwd = bwd_ppp;
+    row.time_fwd = time_fwd;
+    row.time_fwd_train = time_fwd_train;
+    row.time_bwd = time_bwd;
     r.layers.push_back(std::move(row));
   }
 
-  // Optimizer: one (foreach-style) kernel per parameterised layer; an elementwise, memory-bound step
-  // timed with the elementwise backward PPP. It reads the weights (the fp32 master copy under mixed
-  // precision), the gradients and the states, writes weights and states, and under mixed precision
-  // also the compute-precision copy.
-  const OptimizerCost oc = optimizer_cost(opt.optimizer);
-  const double P = t.params;
-  const PassCost update{oc.flops_per_param * P, P * (state_width + width + oc.states * state_width),
-                        P * (state_width + oc.states * state_width + (mixed ? width : 0.0)), parameterised_layers};
-  if (!exact(update)) inexact("the optimizer update's counts");
-  const PassTime update_time = time_pass(update, r.device.vector_peak_used, bw,
+  // The optimizer step, timed with the elementwise backward PPP.
+  const PassTime update_time = time_pass(w.update, r.device.vector_peak_used, bw,
                                          ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward), launch);
-  t.flops_update = update.flops;
-  t.bytes_update = update.bytes();
-  t.kernels_update = update.kernels;
   t.roofline_update_s = update_time.roofline_s;
   t.time_update_s = update_time.paleo_s;
-  if (opt.recompute == Recompute::Full) {
-    t.flops_recompute = t.flops_fwd_train;
-    t.time_recompute_s = t.time_fwd_train_s;
-  }
+  if (opt.recompute == Recompute::Full) t.time_recompute_s = t.time_fwd_train_s;
   t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_recompute_s + t.time_update_s;
   t.roofline_train_step_s = t.roofline_fwd_train_s + t.roofline_bwd_s + t.roofline_update_s;
   const double batch = static_cast<double>(opt.batch);
@@ -304,23 +351,6 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
       throw SimulationError("device '" + r.device.id + "' has figures so extreme that times or rates overflow; "
                             "check its peaks and bandwidth");
 
-  // Memory footprint.
-  t.peak_activation_bytes = peak_live_activation_bytes(net, opt.batch, opt.precision);
-  const std::vector<std::size_t> root = storage_roots(net);
-  for (std::size_t i = 0; i < net.layers.size(); ++i)
-    if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
-  if (opt.recompute == Recompute::Full)
-    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, opt.batch, opt.precision);
-  else
-    t.saved_activation_bytes -= selective_dropped;
-  t.weight_bytes = t.params * weight_width;
-  t.gradient_bytes = t.params * width;
-  t.master_weight_bytes = mixed ? t.params * 4.0 : 0.0;
-  t.optimizer_state_bytes = t.params * oc.states * state_width;
-  const double fixed_train = t.params * width + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
-  t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
-  t.memory_train_bytes = fixed_train + t.saved_activation_bytes;
-  if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");
   if (r.device.memory_bytes) {
     const double mem = *r.device.memory_bytes;
     t.fits_infer = t.memory_infer_bytes <= mem;
@@ -331,9 +361,8 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
       if (per_batch_bytes <= 0.0) return kMaxBatch;
       return static_cast<std::int64_t>(std::min<double>(std::floor((mem - fixed) / per_batch_bytes), kMaxBatch));
     };
-    const double b = static_cast<double>(opt.batch);
-    t.max_batch_infer = largest(t.weight_bytes, t.peak_activation_bytes / b);
-    t.max_batch_train = largest(fixed_train, t.saved_activation_bytes / b);
+    t.max_batch_infer = largest(t.weight_bytes, t.peak_activation_bytes / batch);
+    t.max_batch_train = largest(w.fixed_train_bytes, t.saved_activation_bytes / batch);
   }
   // Utilisation of the matrix peak (Megatron-LM, Narayanan et al. 2021; llm-foundry): model FLOPs
   // count forward and backward once; hardware FLOPs add what recomputation runs again.
@@ -343,11 +372,11 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
     t.mfu = model_flops / (t.time_train_step_s * peak_flops);
     t.hfu = (model_flops + t.flops_recompute) / (t.time_train_step_s * peak_flops);
   }
-  const ir::Shape& in_shape = net.input().output;
-  if (in_shape.size() == 1) t.tokens_per_sample = static_cast<double>(in_shape[0]);
+  if (!full) return r;
 
   // What a reader needs to trust the numbers.
   const DeviceSummary& d = r.device;
+  const double width = ir::bytes_per_element(opt.precision);
   r.notes.push_back("counting: FLOPs count a multiply-add as 2; MACs count conv/linear/matmul only "
                     "(torchvision's published GFLOPS are MACs); bytes at " +
                     std::to_string(static_cast<int>(width)) + " B per element");
@@ -360,18 +389,38 @@ Report simulate(const ir::Network& net, const ir::Device& device, const Options&
   if (d.vector_peak_used.precision != opt.precision)
     peak_note += ", the device giving no " + std::string(ir::precision_name(opt.precision)) + " vector peak";
   r.notes.push_back(peak_note);
-  if (!default_ppp_classes.empty())
-    r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(default_ppp_classes));
+  std::vector<std::string> defaulted;
+  for (std::size_t k = 0; k < kClasses; ++k)
+    if (default_ppp_classes & (1u << k)) defaulted.emplace_back(ir::op_class_name(static_cast<ir::OpClass>(k)));
+  if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (!d.launch_overhead_from_device)
     r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
   std::string step_note = "training step = training-mode forward + backward";
   if (opt.recompute != Recompute::None)
     step_note += " + " + std::string(recompute_name(opt.recompute)) + " recomputation";
   step_note += " + " + std::string(optimizer_name(opt.optimizer)) + " update";
-  if (mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
+  if (w.mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
   r.notes.push_back(step_note);
   if (!d.memory_bytes) r.notes.push_back("memory: the device gives no memory size; fit unknown");
   return r;
+}
+
+Report simulate(const ir::Network& net, const ir::Device& device, const Options& opt) {
+  return simulate(workload(net, opt), device, Detail::Layers);
+}
+
+Sweep::Sweep(const ir::Network& network, Options options) : network_(network), options_(std::move(options)) {}
+
+Totals Sweep::totals(const ir::Device& device, std::int64_t batch, ir::Precision precision) {
+  const auto key = std::pair{batch, precision};
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) {
+    Options o = options_;
+    o.batch = batch;
+    o.precision = precision;
+    it = workloads_.emplace(key, workload(network_, o)).first;
+  }
+  return simulate(it->second, device, Detail::Totals).totals;
 }
 
 }  // namespace ridge::engine

@@ -9,6 +9,9 @@
 #include "ir/network.hpp"
 
 #include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <string_view>
 
@@ -43,6 +46,41 @@ inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 24;
 // for the precision, PPP outside (0, 1], counts beyond 2^53 (the range where doubles are exact), or a
 // malformed network (no layers, inputs that are not earlier layers).
 Report simulate(const ir::Network& network, const ir::Device& device, const Options& options);
+
+// A simulation in two halves. The workload is what does not depend on the device: every layer's costs
+// at one batch and precision, the optimizer's update, the memory the network needs. Timing it on a
+// device gives the Report. simulate() above is the two in a row; a sweep computes each workload once
+// and times it on every device. A Workload refers to its network, which must outlive it.
+struct Workload {
+  const ir::Network* network = nullptr;
+  Options options;
+  std::vector<OpCost> costs;               // per layer, in the network's order
+  std::vector<bool> recomputed;            // per layer: run again in backward (selective recomputation)
+  PassCost update;                         // the optimizer step
+  Totals counts;                           // the device-independent totals: parameters, FLOPs, bytes, memory
+  double fixed_train_bytes = 0.0;          // training memory that does not grow with the batch
+  int parameterised_layers = 0;
+  bool mixed = false;                      // fp32 master weights and optimizer states
+};
+Workload workload(const ir::Network& network, const Options& options);
+
+// Layers: the per-layer rows and the notes, as simulate() gives them; Totals: the totals alone (the
+// same numbers), for sweeps.
+enum class Detail { Layers, Totals };
+Report simulate(const Workload& workload, const ir::Device& device, Detail detail = Detail::Layers);
+
+// Many configurations of one network: each (batch, precision) workload computed once, then timed on
+// every device asked for. totals() equals simulate(network, device, {batch, precision, ...}).totals.
+class Sweep {
+ public:
+  explicit Sweep(const ir::Network& network, Options options = {});
+  Totals totals(const ir::Device& device, std::int64_t batch, ir::Precision precision);
+
+ private:
+  const ir::Network& network_;
+  Options options_;
+  std::map<std::pair<std::int64_t, ir::Precision>, Workload> workloads_;
+};
 
 // The memory a network's activations need at inference: the peak, over the topological order, of the
 // bytes of values still to be read (views share their base's storage). Exposed for tests and reports.

@@ -2,6 +2,9 @@
 
 #include "engine/fixtures.hpp"
 #include "ir/resnet18_builder.hpp"
+#include "parse.hpp"
+
+#include <filesystem>
 
 #include <catch2/catch.hpp>
 
@@ -102,4 +105,44 @@ TEST_CASE("the report states the counting convention and the peaks it used") {
   CHECK(r.layers.size() == 5);
   CHECK(r.layers[1].peak.describe() == "matrix tf32");
   CHECK(r.layers[2].peak.describe() == "vector fp32");
+}
+
+TEST_CASE("a sweep's totals are simulate()'s: one workload timed on many devices") {
+  // Every catalogue device, two batches, two dtypes, two training set-ups: the Sweep reuses each
+  // (batch, dtype) workload across devices, and must give the numbers a whole simulate() gives.
+  const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/gpt2.net", {{"seq_len", "128"}});
+  for (const engine::Options setup : {engine::Options{}, engine::Options{.optimizer = engine::Optimizer::AdamW,
+                                                                         .recompute = engine::Recompute::Selective}}) {
+    engine::Sweep sweep(net, setup);
+    int compared = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(RIDGE_HW_DIR)) {
+      if (entry.path().extension() != ".hw") continue;
+      const ir::Device device = lang::load_device(entry.path().string());
+      for (const std::int64_t batch : {1, 16})
+        for (const ir::Precision p : {ir::Precision::FP32, ir::Precision::BF16}) {
+          engine::Options o = setup;
+          o.batch = batch;
+          o.precision = p;
+          engine::Totals whole;
+          try {
+            whole = engine::simulate(net, device, o).totals;
+          } catch (const engine::SimulationError&) {
+            CHECK_THROWS_AS(sweep.totals(device, batch, p), engine::SimulationError);
+            continue;
+          }
+          const engine::Totals swept = sweep.totals(device, batch, p);
+          CAPTURE(device.id, batch, ir::precision_name(p));
+          CHECK(swept.time_train_step_s == whole.time_train_step_s);
+          CHECK(swept.time_fwd_s == whole.time_fwd_s);
+          CHECK(swept.roofline_train_step_s == whole.roofline_train_step_s);
+          CHECK(swept.time_recompute_s == whole.time_recompute_s);
+          CHECK(swept.memory_train_bytes == whole.memory_train_bytes);
+          CHECK(swept.fits_train == whole.fits_train);
+          CHECK(swept.max_batch_train == whole.max_batch_train);
+          CHECK(swept.mfu == whole.mfu);
+          ++compared;
+        }
+    }
+    CHECK(compared > 50);
+  }
 }
