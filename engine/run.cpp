@@ -73,10 +73,19 @@ Results run(const Plan& p) {
     return out;
   }
 
-  for (std::size_t i = 0; i < p.devices.size(); ++i)
+  if (p.layers) {
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+      for (const ir::Precision precision : p.precisions)
+        for (const std::int64_t batch : p.batches)
+          out.reports.push_back(on_device(p, i, [&] { return simulate(p.network, p.devices[i], options_at(precision, batch)); }));
+  } else {
+    std::vector<Workload> workloads;   // precision-major, as the reports are
     for (const ir::Precision precision : p.precisions)
-      for (const std::int64_t batch : p.batches)
-        out.reports.push_back(on_device(p, i, [&] { return simulate(p.network, p.devices[i], options_at(precision, batch)); }));
+      for (const std::int64_t batch : p.batches) workloads.push_back(workload(p.network, options_at(precision, batch)));
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+      for (const Workload& w : workloads)
+        out.reports.push_back(on_device(p, i, [&] { return simulate(w, p.devices[i], Detail::Totals); }));
+  }
 
   // Data-parallel scaling: one table per (device, precision, batch).
   for (std::size_t i = 0; i < p.devices.size(); ++i) {

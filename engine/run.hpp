@@ -40,6 +40,9 @@ struct Plan {
   std::vector<ir::Precision> precisions{ir::Precision::FP32};
   std::vector<std::int64_t> batches{1};
   Options options;                           // the training set-up; batch and precision are set per simulation
+  // Per-layer rows and notes in every report. Without them (a sweep of many configurations) each
+  // (batch, precision) workload is computed once and timed on every device (engine::Sweep's way).
+  bool layers = true;
   ScalingPlan scaling;
   std::vector<ir::Network> correlate;        // further networks ranked against `network` (Spearman)
   // Decoder inference (prompt > 0): the prefill of `prompt` tokens, then `generate` decode steps, the

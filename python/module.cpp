@@ -78,6 +78,7 @@ struct RunArgs {
   std::string scaling = "strong";
   bool overlap = false;
   std::optional<std::int64_t> dataset_size;
+  bool layers = true;
 };
 
 RunResults run(const Network& network, const std::vector<Device>& devices, const std::vector<Network>& correlate,
@@ -112,6 +113,7 @@ RunResults run(const Network& network, const std::vector<Device>& devices, const
   plan.scaling.overlap = a.overlap;
   plan.scaling.dataset_size = a.dataset_size;
   for (const Network& n : correlate) plan.correlate.push_back(*n.ir);
+  plan.layers = a.layers;
   return {engine::run(plan)};
 }
 
@@ -203,7 +205,8 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("link", &RunArgs::link)
       .def_readwrite("scaling", &RunArgs::scaling)
       .def_readwrite("overlap", &RunArgs::overlap)
-      .def_readwrite("dataset_size", &RunArgs::dataset_size);
+      .def_readwrite("dataset_size", &RunArgs::dataset_size)
+      .def_readwrite("layers", &RunArgs::layers);
   // The engine runs without the GIL: other Python threads go on meanwhile.
   m.def("run", &run, py::arg("network"), py::arg("devices"), py::arg("correlate"), py::arg("args"),
         py::call_guard<py::gil_scoped_release>());

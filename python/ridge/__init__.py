@@ -204,13 +204,15 @@ def _as_list(value):
 
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
-             correlate=(), **parameters):
+             correlate=(), layers=True, **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
     network: a Network, a path or zoo name; device: a Device, a path or catalogue name, or a list.
     batch, dtype: a value or a list (every combination is simulated). Keyword arguments that are not
     options set the network's parameters (seq_len=512). devices: data-parallel device counts (an int
     n gives 1, 2, 4, ..., n) for the scaling table. correlate: further networks ranked against this one.
+    layers=False leaves out the per-layer rows and notes: each (batch, dtype) is then costed once and
+    timed on every device, the fast path for sweeps of thousands of configurations.
     """
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
@@ -230,10 +232,12 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     args.scaling = scaling
     args.overlap = overlap
     args.dataset_size = dataset_size
+    args.layers = layers
     others = [_load_network(n) for n in correlate]
     return Result(_ridge.run(net, devs, others, args))
 
 
-def sweep(network, devices, batches=(1,), dtypes=("fp32",), **options):
-    """Many configurations as one call: every device x dtype x batch, one row each in .totals."""
-    return simulate(network, list(devices), batch=list(batches), dtype=list(dtypes), **options)
+def sweep(network, devices, batches=(1,), dtypes=("fp32",), layers=False, **options):
+    """Many configurations as one call: every device x dtype x batch, one row each in .totals (no
+    per-layer rows unless layers=True: each (batch, dtype) is costed once for all devices)."""
+    return simulate(network, list(devices), batch=list(batches), dtype=list(dtypes), layers=layers, **options)

@@ -40,14 +40,19 @@ def test_a_zoo_network_on_a_catalogue_device():
 
 
 def test_one_call_sweeps_devices_batches_and_dtypes():
-    r = ridge.sweep("resnet18", ["a100-sxm4-40gb", "h100-sxm5"], batches=[1, 64], dtypes=["fp32", "fp16"])
+    devices, batches, dtypes = ["a100-sxm4-40gb", "h100-sxm5"], [1, 64], ["fp32", "fp16"]
+    r = ridge.sweep("resnet18", devices, batches=batches, dtypes=dtypes)
     totals = r.totals
     assert len(totals) == 8
     rows = {(row["device_id"], row["batch"], row["dtype"]) for row in totals.rows()}
     assert len(rows) == 8
-    assert len(r.layers) == 8 * ridge.network("resnet18").layer_count
+    assert len(r.layers) == 0                                  # a sweep's fast path: totals only
     with pytest.raises(ridge.RidgeError, match="8 simulations"):
         r.total("time_fwd_s")
+    # The same numbers as whole simulations with their layers.
+    whole = ridge.simulate("resnet18", devices, batch=batches, dtype=dtypes)
+    assert len(whole.layers) == 8 * ridge.network("resnet18").layer_count
+    assert whole.totals.rows() == totals.rows()
 
 
 def test_tables_become_dataframes():
