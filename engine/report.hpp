@@ -70,7 +70,8 @@ struct Totals {
   double throughput_train = 0.0;    // samples/s = batch / time_train_step_s
   int kernels_fwd = 0, kernels_bwd = 0, kernels_update = 0;
   // Memory footprint (B).
-  double weight_bytes = 0.0;
+  double weight_bytes = 0.0;             // inference: in --weights' width (int8, int4) or the compute precision
+  double train_weight_bytes = 0.0;       // training: in the compute precision
   double peak_activation_bytes = 0.0;    // inference: peak live activations over the topological order
   double saved_activation_bytes = 0.0;   // training: every materialised activation + masks/indices/stats
   double memory_infer_bytes = 0.0;       // weights + peak live activations

@@ -257,7 +257,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   t.gradient_bytes = t.params * width;
   t.master_weight_bytes = w.mixed ? t.params * 4.0 : 0.0;
   t.optimizer_state_bytes = t.params * oc.states * state_width;
-  w.fixed_train_bytes = t.params * width + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
+  t.train_weight_bytes = t.params * width;
+  w.fixed_train_bytes = t.train_weight_bytes + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
   t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
   t.memory_train_bytes = w.fixed_train_bytes + t.saved_activation_bytes;
   if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");

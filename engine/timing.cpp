@@ -102,8 +102,7 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
   t.roofline_s = std::max(compute, memory);
   t.bound = compute > memory ? Bound::Compute : Bound::Memory;
   t.intensity = cost.bytes() > 0.0 ? cost.flops / cost.bytes() : 0.0;
-  t.paleo_s = cost.bytes_read / (p.memory * bw) + cost.flops / (p.compute * peak.flops_per_s) +
-              cost.bytes_written / (p.memory * bw) + cost.kernels * launch_s;
+  t.paleo_s = paleo_seconds(compute, memory, p.compute, p.memory, cost.kernels, launch_s);
   return t;
 }
 

@@ -86,4 +86,18 @@ struct PassTime {
 PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth, const Ppp& ppp,
                    double launch_overhead_s);
 
+// Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or
+// a peak or bandwidth figure that is wrong. The one judgement of it (the roofline plot flags such
+// points; calibrate marks such layers). A time exactly on the roof, to rounding, is on it.
+inline constexpr double kRoofTolerance = 1e-9;
+inline bool beats_roofline(double measured_s, double roofline_s) { return measured_s * (1 + kRoofTolerance) < roofline_s; }
+
+// PALEO's time of one pass from its two terms at 100 % of peak (F/P and B/BW):
+//     t = F/(ppp_c·P) + B/(ppp_m·BW) + λ·kernels
+// The formula's one statement: time_pass() and calibrate's fit (validate/fit.cpp) both call it.
+inline double paleo_seconds(double compute_at_peak_s, double memory_at_peak_s, double compute_ppp, double memory_ppp,
+                            double kernels, double launch_overhead_s) {
+  return compute_at_peak_s / compute_ppp + memory_at_peak_s / memory_ppp + kernels * launch_overhead_s;
+}
+
 }  // namespace ridge::engine

@@ -228,7 +228,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
       const auto add = [&](ir::Pass pass, const engine::PassTime& b, const engine::PassTime& a, double t, bool train = false) {
         const engine::LayerRow& row = after.layers.at(lt.id);
         result.layers.push_back({nc.network, row.name, row.op, row.op_class, pass, train, nc.holdout, t, b.paleo_s,
-                                 a.paleo_s, a.roofline_s, t < a.roofline_s});
+                                 a.paleo_s, a.roofline_s, engine::beats_roofline(t, a.roofline_s)});
       };
       add(ir::Pass::Forward, m.before.layers.at(lt.id).time_fwd, after.layers.at(lt.id).time_fwd, lt.forward.median_s);
       if (lt.forward_train)

@@ -1,5 +1,7 @@
 #include "fit.hpp"
 
+#include "engine/timing.hpp"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -117,7 +119,7 @@ double predict(const FitResult& fit, const FitSample& s) {
     compute_ppp = it->second.compute_ppp.value_or(1.0);
     memory_ppp = it->second.memory_ppp.value_or(1.0);
   }
-  return s.compute_time / compute_ppp + s.memory_time / memory_ppp + fit.launch_overhead * s.kernels;
+  return engine::paleo_seconds(s.compute_time, s.memory_time, compute_ppp, memory_ppp, s.kernels, fit.launch_overhead);
 }
 
 double relative_error(double predicted, double measured) {

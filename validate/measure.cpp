@@ -1,6 +1,7 @@
 #include "measure.hpp"
 
 #include "cupti/tracer.hpp"
+#include "engine/op_costs.hpp"
 #include "ir/ops.hpp"
 
 #include <torch/csrc/autograd/autograd.h>
@@ -118,13 +119,11 @@ double NetworkTiming::sum_backward_s() const {
 }
 
 std::vector<bool> needs_grad(const ir::Network& network) {
-  std::vector<bool> flag(network.layers.size(), false);
-  for (std::size_t id = 1; id < network.layers.size(); ++id) {
-    const ir::Layer& l = network.layers[id];
-    bool any = ir::parameter_count(l, ir::input_shapes(network, l)) > 0;
-    for (ir::LayerId in : l.inputs) any = any || flag[in];
-    flag[id] = any;
-  }
+  // The engine's judgement (engine/op_costs.hpp grad_needs), so the backward passes measured are the
+  // ones the model costs.
+  const std::vector<engine::GradNeeds> needs = engine::grad_flags(network);
+  std::vector<bool> flag(needs.size());
+  for (std::size_t id = 0; id < needs.size(); ++id) flag[id] = needs[id].output;
   return flag;
 }
 

@@ -74,6 +74,7 @@ const auto kRunColumns = std::array{
     Column<Report>{"memory_infer_bytes", [](const Report& r) { return Cell{r.totals.memory_infer_bytes}; }},
     Column<Report>{"memory_train_bytes", [](const Report& r) { return Cell{r.totals.memory_train_bytes}; }},
     Column<Report>{"weight_bytes", [](const Report& r) { return Cell{r.totals.weight_bytes}; }},
+    Column<Report>{"train_weight_bytes", [](const Report& r) { return Cell{r.totals.train_weight_bytes}; }},
     Column<Report>{"gradient_bytes", [](const Report& r) { return Cell{r.totals.gradient_bytes}; }},
     Column<Report>{"master_weight_bytes", [](const Report& r) { return Cell{r.totals.master_weight_bytes}; }},
     Column<Report>{"optimizer_state_bytes", [](const Report& r) { return Cell{r.totals.optimizer_state_bytes}; }},

@@ -12,7 +12,6 @@
 namespace ridge::engine::render {
 namespace {
 
-constexpr double kTolerance = 1e-9;   // relative: a point exactly on the roof is on it, not above
 
 std::string peak_label(const PeakUsed& p) { return p.describe(); }
 
@@ -105,7 +104,7 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
     }
     RooflinePoint p{row.name, m.pass, row.op_class, c.flops / c.bytes(), c.flops / m.seconds, 0, 0, true, false, ""};
     p.layer_roof = std::min(row.peak.flops_per_s, p.intensity * d.bandwidth);
-    p.above_roof = p.performance > p.layer_roof * (1 + kTolerance);
+    p.above_roof = beats_roofline(m.seconds, (m.pass == ir::Pass::Forward ? row.time_fwd : row.time_bwd).roofline_s);
     p.plotted = std::min(p.performance, p.layer_roof);
     if (p.above_roof) {
       p.why = suspect_reason(p, rl.roof, row.peak.flops_per_s);

@@ -198,7 +198,7 @@ std::string summary(const Report& r, PassView view) {
                              (t.flops_recompute > 0 ? ", HFU " + ratio(100.0 * t.hfu, "%") : std::string()));
   row("memory", "inference " + memory(t.memory_infer_bytes) + " (weights + peak live activations " +
                     memory(t.peak_activation_bytes) + "): " + fit(t.fits_infer, d.memory_bytes));
-  row("", "training " + memory(t.memory_train_bytes) + " (weights " + memory(t.gradient_bytes) +
+  row("", "training " + memory(t.memory_train_bytes) + " (weights " + memory(t.train_weight_bytes) +
               " + gradients " + memory(t.gradient_bytes) +
               (t.master_weight_bytes > 0 ? " + fp32 master weights " + memory(t.master_weight_bytes) : std::string()) +
               " + optimizer states " + memory(t.optimizer_state_bytes) + " + saved activations " +
