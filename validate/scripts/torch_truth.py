@@ -54,6 +54,7 @@ MODEL_KWARGS = {"googlenet": {"aux_logits": False, "init_weights": False},
 SIMULATE_SETS = {"inception_v3": ["aux_logits=false"]}
 INPUT_SIZE = {"inception_v3": 299}
 NUM_CLASSES = 1000
+NOISY_CV = 0.05   # calibrate's kNoisyCv (validate/spread.hpp): above it the machine is too noisy to trust
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -204,10 +205,10 @@ def main():
     for r in records:
         lines.append(f"  {r['network']:20} {r['mode']:5} {ms(r['median_s'])} {ms(r['min_s'])} {ms(r['max_s'])} "
                      f"{cv_text(r['cv'])}" + (f"  ({r['note']})" if "note" in r else ""))
-    noisy = [r for r in records if r["cv"] is not None and r["cv"] > 0.05]
+    noisy = [r for r in records if r["cv"] is not None and r["cv"] > NOISY_CV]
     for r in noisy:
-        lines.append(f"warning: {r['network']} {r['mode']} varies by CV {r['cv']:.1%} over its repeats (above 5 %): "
-                     "the machine is noisy; close other work or raise --repeats")
+        lines.append(f"warning: {r['network']} {r['mode']} varies by CV {r['cv']:.2%} over its repeats "
+                     f"(above {NOISY_CV:.0%}): the machine is noisy; close other work or raise --repeats")
 
     comparison = None
     if args.compare:
