@@ -117,6 +117,18 @@ ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdo
   return {median(infer), median(train), infer.size()};
 }
 
+std::vector<std::string> noise_warnings(const NetworkComparison& n) {
+  std::vector<std::string> out;
+  const auto add = [&](std::string_view what, std::optional<double> cv) {
+    if (!cv) return;
+    if (auto w = noise_warning(n.network, what, *cv)) out.push_back(std::move(*w));
+  };
+  add("end-to-end inference", n.infer_cv);
+  add("end-to-end training step", n.train_cv);
+  if (n.layer_spread.passes > 0) add("the median layer pass", n.layer_spread.median_cv);
+  return out;
+}
+
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const CalibrateOptions& o) {
   if (o.cuda) require_cuda_device(o.cuda_index);
   const at::Device device = o.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(o.cuda_index)) : at::Device(at::kCPU);
@@ -223,6 +235,16 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     nc.after_infer_s = after.totals.time_fwd_s;
     nc.before_train_s = m.before.totals.time_train_step_s;
     nc.after_train_s = after.totals.time_train_step_s;
+    nc.infer_cv = m.timing.inference_cv;
+    nc.train_cv = m.timing.training_step_cv;
+    std::vector<LabelledCv> cvs;
+    for (const LayerTiming& lt : m.timing.layers) {
+      const std::string& name = m.net->network.layers.at(lt.id).name;
+      cvs.push_back({name + " fwd", lt.forward.cv});
+      if (lt.forward_train) cvs.push_back({name + " trn", lt.forward_train->cv});
+      if (lt.backward) cvs.push_back({name + " bwd", lt.backward->cv});
+    }
+    nc.layer_spread = summarise(cvs);
     result.networks.push_back(nc);
     for (const LayerTiming& lt : m.timing.layers) {
       const auto add = [&](ir::Pass pass, const engine::PassTime& b, const engine::PassTime& a, double t, bool train = false) {

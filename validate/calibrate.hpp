@@ -60,7 +60,15 @@ struct NetworkComparison {
   double layers_fwd_s = 0.0, layers_bwd_s = 0.0;           // sums of the per-layer medians
   double before_infer_s = 0.0, after_infer_s = 0.0;
   double before_train_s = 0.0, after_train_s = 0.0;
+  // How far the repeats behind each median spread (spread.hpp): end to end, and over the layer passes.
+  std::optional<double> infer_cv, train_cv;
+  SpreadSummary layer_spread;
 };
+
+// calibrate's warnings for a noisy measurement of one network: its end-to-end CVs and the median CV of
+// its layer passes, each above kNoisyCv. (Not the worst layer pass: a pass of a few microseconds
+// jitters more than that on any machine, and a warning that always fires is read by nobody.)
+std::vector<std::string> noise_warnings(const NetworkComparison& network);
 
 struct CalibrationResult {
   ir::Device before;           // the device the fit started from (base, or this machine's ceilings)

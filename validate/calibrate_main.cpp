@@ -73,6 +73,27 @@ void print_gpu_breakdown(const validate::cupti::LayerActivity& gpu) {
   }
 }
 
+std::string cv_text(std::optional<double> cv) {
+  if (!cv) return "-";   // a single run: no spread to show
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", *cv * 100.0);
+  return buf;
+}
+
+// How much the repeats behind each median varied: a fit is only as good as the medians it is given.
+void print_spread(const std::vector<validate::NetworkComparison>& networks) {
+  std::printf("\nSpread of the repeats (coefficient of variation, stddev/mean; warned above %.0f%%):\n",
+              validate::kNoisyCv * 100.0);
+  std::printf("  %-20s %8s %8s | %7s %8s %8s  %s\n", "network", "infer", "train", "passes", "median", "worst",
+              "worst layer pass");
+  for (const auto& n : networks) {
+    const auto& l = n.layer_spread;
+    std::printf("  %-20s %8s %8s | %7zu %8s %8s  %s\n", n.network.c_str(), cv_text(n.infer_cv).c_str(),
+                cv_text(n.train_cv).c_str(), l.passes, cv_text(l.passes ? std::optional(l.median_cv) : std::nullopt).c_str(),
+                cv_text(l.passes ? std::optional(l.worst_cv) : std::nullopt).c_str(), l.passes ? l.worst.c_str() : "-");
+  }
+}
+
 void print_report(const validate::CalibrationResult& r, bool all_layers) {
   std::printf("Ceilings measured: GEMM %.2f GFLOP/s, convolution %.2f GFLOP/s, copy %.2f GB/s\n\n", r.gemm_flops / 1e9,
               r.conv_flops / 1e9, r.copy_bandwidth / 1e9);
@@ -111,6 +132,7 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
     std::printf("Median error, %s networks (%zu): inference %.1f%% -> %.1f%%, training step %.1f%% -> %.1f%%\n",
                 holdout ? "held-out" : "fitted", b.networks, b.infer * 100, a.infer * 100, b.train * 100, a.train * 100);
   }
+  print_spread(r.networks);
   print_gpu_breakdown(r.gpu_activity);
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
@@ -206,6 +228,8 @@ int main(int argc, char** argv) {
 
     const validate::CalibrationResult r = validate::calibrate(inputs, o);
     print_report(r, layers);
+    for (const auto& n : r.networks)
+      for (const std::string& w : validate::noise_warnings(n)) std::cerr << "calibrate: warning: " << w << std::endl;
     // No signal may cut the write short: block them for the few microseconds it takes.
     std::signal(SIGINT, SIG_IGN);
     std::signal(SIGTERM, SIG_IGN);

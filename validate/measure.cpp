@@ -10,6 +10,8 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 namespace ridge::validate {
 namespace {
@@ -49,6 +51,7 @@ class PassTimer {
     t.runs = static_cast<int>(host.size());
     if (!tracer_) {
       t.median_s = median(host);
+      t.cv = coefficient_of_variation(host);
       return t;
     }
     const cupti::ActivityLog log = tracer_->collect();
@@ -59,6 +62,9 @@ class PassTimer {
       runs.emplace_back(it == joined.layers.end() ? 0.0 : it->second.busy_s,
                         it == joined.layers.end() ? cupti::LayerActivity{} : it->second);
     }
+    std::vector<double> device_times;
+    for (const auto& run : runs) device_times.push_back(run.first);
+    t.cv = coefficient_of_variation(device_times);   // of the device times the median is taken from
     std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     const auto& mid = runs[runs.size() / 2];
     t.median_s = mid.first;
@@ -66,8 +72,9 @@ class PassTimer {
     return t;
   }
 
+  // Median and CV (spread.hpp) of the end-to-end runs.
   template <class Run>
-  double time_whole(Run&& run) {
+  std::pair<double, std::optional<double>> time_whole(Run&& run) {
     for (int i = 0; i < o_.warmup; ++i) run();
     std::unique_ptr<cupti::EventTimer> events = tracer_ ? cupti::make_event_timer() : nullptr;
     cupti::device_synchronize();
@@ -87,7 +94,7 @@ class PassTimer {
       }
     }
     if (tracer_) (void)tracer_->collect();   // whole-network runs carry no correlation id; drop their records
-    return median(times);
+    return {median(times), coefficient_of_variation(times)};
   }
 
  private:
@@ -100,14 +107,6 @@ void say(const MeasureOptions& o, const std::string& line) {
 }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2.0;
-}
 
 double NetworkTiming::sum_forward_s() const {
   return std::accumulate(layers.begin(), layers.end(), 0.0, [](double s, const LayerTiming& l) { return s + l.forward.median_s; });
@@ -207,7 +206,7 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
     const at::NoGradGuard no_grad;
     program.set_training(false);
     program.set_requires_grad(false);
-    result.inference_s = timer.time_whole([&] {
+    std::tie(result.inference_s, result.inference_cv) = timer.time_whole([&] {
       (void)program.run(input);
       sync();
     });
@@ -222,7 +221,7 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
     for (const auto& p : params) momentum.push_back(at::zeros_like(p));
     constexpr double kLr = 1e-6;   // tiny: the weights must stay sane over the repeats
     constexpr double kMomentum = 0.9;
-    result.training_step_s = timer.time_whole([&] {
+    std::tie(result.training_step_s, result.training_step_cv) = timer.time_whole([&] {
       for (const auto& p : params) p.mutable_grad().reset();
       const at::Tensor out = program.run(input);
       out.backward(at::ones_like(out));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cupti/records.hpp"
+#include "spread.hpp"
 #include "torch_program.hpp"
 
 #include <atomic>
@@ -32,6 +33,7 @@ struct MeasureOptions {
 struct PassTiming {
   double median_s = 0.0;
   int runs = 0;
+  std::optional<double> cv;                  // spread of the runs (spread.hpp); absent for a single run
   std::optional<cupti::LayerActivity> gpu;   // one run's device activity (GPU only)
 };
 
@@ -49,6 +51,8 @@ struct NetworkTiming {
   std::vector<LayerTiming> layers;     // every layer but the input, in order
   double inference_s = 0.0;            // end to end, median
   double training_step_s = 0.0;        // forward + backward + SGD-momentum update, median; 0 if not run
+  std::optional<double> inference_cv;      // spread of the end-to-end repeats (spread.hpp)
+  std::optional<double> training_step_cv;
   double sum_forward_s() const;
   double sum_backward_s() const;
   cupti::LayerActivity gpu_total;      // every layer's device activity summed (GPU only)
@@ -59,8 +63,5 @@ struct NetworkTiming {
 std::vector<bool> needs_grad(const ir::Network& network);
 
 NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOptions& options);
-
-// Median of a non-empty sample.
-double median(std::vector<double> values);
 
 }  // namespace ridge::validate

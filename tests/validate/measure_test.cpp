@@ -35,11 +35,6 @@ validate::MeasureOptions quick() {
 
 }  // namespace
 
-TEST_CASE("the median of a sample") {
-  CHECK(validate::median({3.0, 1.0, 2.0}) == 2.0);
-  CHECK(validate::median({4.0, 1.0, 2.0, 3.0}) == 2.5);
-}
-
 TEST_CASE("every layer is timed forward, and backward exactly where a gradient flows") {
   const ir::Network net = small_cnn("small", 8);
   validate::TorchProgram program(net);
