@@ -1,5 +1,6 @@
 // Reading source files: the one place that decides what is acceptable as `.net`/`.hw` text.
 #include "parse.hpp"
+#include "source_map.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,9 +13,11 @@
 namespace ridge::lang {
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, const std::string& why, int line = 0, int column = 0,
-                         std::string source_line = {}) {
-  throw Error({Diagnostic{{path, line, column}, why, std::move(source_line), {}}});
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  Diagnostic d;
+  d.where.file = path;
+  d.message = why;
+  throw Error({std::move(d)});
 }
 
 }  // namespace
@@ -42,16 +45,9 @@ std::string read_source(const std::string& path) {
     refuse(path, "file is larger than the " + std::to_string(kMaxSourceBytes) + "-byte limit for source files");
 
   // Source text is ASCII outside comments and strings; a NUL byte means a binary file.
-  int line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\0')
-      refuse(path, "this looks like a binary file (NUL byte), not source text", line,
-             static_cast<int>(i - line_start) + 1, line_of(text, line));
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    Diagnostic d = SourceMap(path, text).diagnostic(nul, "this looks like a binary file (NUL byte), not source text");
+    throw Error({std::move(d)});
   }
   return text;
 }

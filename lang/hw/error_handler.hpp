@@ -4,6 +4,7 @@
 
 #include "diagnostics.hpp"
 #include "hw/config.hpp"
+#include "source_map.hpp"
 
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
 
@@ -16,23 +17,14 @@ namespace x3 = boost::spirit::x3;
 class Locator {
  public:
   using iterator = parser::iterator_type;
-  Locator(const std::string& text, std::string file) : text_(text), file_(std::move(file)) {}
+  Locator(const std::string& text, std::string file) : text_(text), map_(std::move(file), text) {}
 
   const std::string& text() const { return text_; }
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return map_.file(); }
 
   // A diagnostic at `where`, with the source line and the column (1-based, in bytes).
   Diagnostic error(iterator where, std::string message) const {
-    int line = 1;
-    iterator line_start = text_.begin();
-    for (iterator i = text_.begin(); i != where && i != text_.end(); ++i) {
-      if (*i == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
-    const int column = static_cast<int>(where - line_start) + 1;
-    return Diagnostic{{file_, line, column}, std::move(message), line_of(text_, line), {}};
+    return map_.diagnostic(static_cast<std::size_t>(where - text_.begin()), std::move(message));
   }
 
   // The first token at or after `where`: X3 reports a failed expectation where the previous token
@@ -59,7 +51,7 @@ class Locator {
   }
 
   const std::string& text_;
-  std::string file_;
+  SourceMap map_;
 };
 
 // Built by appending, not `"..." + std::string(...)`: GCC 12 warns falsely on that (-Wrestrict,

@@ -6,7 +6,7 @@
 
 #include "net/ast.hpp"
 #include "net/config.hpp"
-#include "net/source_map.hpp"
+#include "source_map.hpp"
 #include "parse.hpp"
 
 namespace ridge::lang::net {

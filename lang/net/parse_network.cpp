@@ -40,7 +40,7 @@ std::string expected(std::string which) {
 
 // "file:line:col: error: expected ..., found ...": a syntax error at byte `where` (where X3 stopped),
 // pointing at the first token there, or just after the last token at the end of the file.
-Diagnostic syntax_error(const std::string& text, const net::SourceMap& source, std::size_t where,
+Diagnostic syntax_error(const std::string& text, const SourceMap& source, std::size_t where,
                         const std::string& which) {
   std::size_t at = net::token_start(text, where);
   const std::string what = found(text, at);
@@ -51,7 +51,7 @@ Diagnostic syntax_error(const std::string& text, const net::SourceMap& source, s
 // Checks, then parses `text` into its syntax tree; `positions` keeps the tree's source positions.
 // Statements that fail to parse are skipped (error_handler.hpp), so every syntax error the file has
 // is reported, up to kMaxErrors, and no tree comes back when there is one.
-net::ast::File parse_tree(const std::string& text, const net::SourceMap& source,
+net::ast::File parse_tree(const std::string& text, const SourceMap& source,
                           net::grammar::error_handler_type& positions) {
   if (text.size() > kMaxSourceBytes)
     throw Error({source.diagnostic(0, "the text is " + std::to_string(text.size()) + " bytes; source is limited to " +
@@ -83,7 +83,7 @@ net::ast::File parse_tree(const std::string& text, const net::SourceMap& source,
 }  // namespace
 
 ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides) {
-  const net::SourceMap source(file, text);
+  const SourceMap source(file, text);
   net::grammar::error_handler_type positions(text.begin(), text.end());
   const net::ast::File tree = parse_tree(text, source, positions);
   return net::elaborate(tree, source, positions, overrides);
@@ -91,7 +91,7 @@ ir::Network parse_network(const std::string& text, const std::string& file, cons
 
 std::vector<std::string> network_parameters(const std::string& path) {
   const std::string text = read_source(path);
-  const net::SourceMap source(path, text);
+  const SourceMap source(path, text);
   net::grammar::error_handler_type positions(text.begin(), text.end());
   const net::ast::File tree = parse_tree(text, source, positions);
   std::vector<std::string> names;

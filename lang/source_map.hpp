@@ -1,4 +1,5 @@
-// Byte offsets in a `.net` text to diagnostics: file:line:col, the source line and a caret.
+// Byte offsets in a source text to diagnostics: file:line:col, the source line and a caret. The one
+// position machinery of both languages (.net: net/, .hw: hw/error_handler.hpp) and of read_source().
 #pragma once
 
 #include "diagnostics.hpp"
@@ -9,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace ridge::lang::net {
+namespace ridge::lang {
 
 class SourceMap {
  public:
@@ -61,4 +62,4 @@ class SourceMap {
   std::vector<std::size_t> line_starts_;
 };
 
-}  // namespace ridge::lang::net
+}  // namespace ridge::lang
