@@ -13,9 +13,9 @@
 // the Results, renderers turn them into text and figures, and the files are written last, all or none.
 #include "parallel_options.hpp"
 #include "report_options.hpp"
-#include "table_text.hpp"
 
 #include "engine/io/atomic_file.hpp"
+#include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
 #include "engine/render/render.hpp"
 #include "engine/run.hpp"
@@ -24,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <optional>
@@ -129,7 +130,9 @@ int main(int argc, char** argv) {
   app.add_option("-b,--batch", batch_text, "batch size, or a comma-separated list (1,8,64,256)");
   app.add_option("-d,--dtype", dtype, "precision (" + ir::precision_names(" ") + "), or a comma-separated list (fp32,fp16)");
   app.add_option("-s,--set", sets, "override a network parameter: name=value");
-  app.add_option("-f,--format", format, "output format")->check(CLI::IsMember({"table", "csv", "json"}));
+  std::vector<std::string> format_names;
+  for (const engine::render::Format& f : engine::render::formats()) format_names.emplace_back(f.name);
+  app.add_option("-f,--format", format, "output format")->check(CLI::IsMember(format_names));
   app.add_option("-p,--pass", pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
   app.add_flag("--wide", wide, "the table shows bytes, arithmetic intensity and roofline time of every pass (over 200 columns)");
   app.add_option("--depth", depth, "the table sums layers per block, N levels of their dotted names deep (layer1.bottleneck1: 2)")
@@ -265,7 +268,6 @@ int main(int argc, char** argv) {
 
     if (prompt > 0) {
       // Inference phases: the network elaborated per phase with its seq_len and past parameters.
-      if (format == "csv") throw UsageError("--prompt/--generate report as a table or JSON (--format json)");
       plan.prompt = prompt;
       plan.generate = generate;
       plan.network_at = [&](std::int64_t tokens, std::int64_t past) {
@@ -291,58 +293,49 @@ int main(int argc, char** argv) {
       }
     }
 
-    const auto view = pass == "forward"    ? engine::render::PassView::Forward
-                      : pass == "backward" ? engine::render::PassView::Backward
-                                           : engine::render::PassView::Train;
-    const auto top = static_cast<std::size_t>(parallel_options.top);
-    if ((depth > 0 || top > 0) && (format != "table" || batches.size() * precisions.size() * devices.size() != 1 || prompt > 0))
-      throw std::invalid_argument(format != "table"
+    const engine::render::Format& chosen = *engine::render::format_named(format);
+    engine::render::FormatOptions shape;
+    shape.pass = pass == "forward"    ? engine::render::PassView::Forward
+                 : pass == "backward" ? engine::render::PassView::Backward
+                                      : engine::render::PassView::Train;
+    shape.wide = wide;
+    shape.depth = depth;
+    shape.top = static_cast<std::size_t>(parallel_options.top);
+    const bool one_report = batches.size() * precisions.size() * devices.size() == 1 && prompt == 0;
+    if ((depth > 0 || shape.top > 0) && (!chosen.shapes_rows || !one_report))
+      throw std::invalid_argument(!chosen.shapes_rows
                                       ? "--depth and --top shape the table; CSV and JSON carry every layer by its dotted name"
                                       : "--depth and --top show one report: give one device, batch and dtype");
-    const bool one_report = batches.size() * precisions.size() * devices.size() == 1 && prompt == 0;
     if (!report_options.measured.empty() && report_options.svg.empty() &&
-        (format != "table" || !one_report || depth > 0 || top > 0))
+        (!chosen.shapes_rows || !one_report || depth > 0 || shape.top > 0))
       throw std::invalid_argument("--measured puts measured times beside the predictions of one report in the table "
                                   "(one device, batch and dtype, no --depth or --top), or on the --svg roofline");
+    if (!report_options.measured.empty() && chosen.shapes_rows && one_report && depth == 0 && shape.top == 0)
+      shape.measured = simulate::load_measurements(report_options.measured);
 
     const engine::Results results = engine::run(plan);
     const simulate::Figures figures = simulate::figures(report_options, results, devices);
 
-    // Every file the run makes, rendered before any is written: the report (-o), its side tables
-    // (CSV), the figures, the .net text.
+    // Every file the run makes, rendered before any is written: the report (-o), its side tables,
+    // the figures, the .net text.
     std::vector<std::pair<std::string, std::string>> files = figures.files;
     if (!emit_net.empty()) files.emplace_back(emit_net, lang::to_net_text(network));
-    std::vector<std::string> messages;   // for standard error once every file is written
-    std::string text;
-    if (format == "json") {
-      std::vector<std::string> wrote;
-      for (const auto& f : files) wrote.push_back(f.first == "-" ? "standard output" : f.first);
-      text = engine::render::json(results, wrote);
-    } else if (format == "csv") {
-      // One tidy table per file: the layers of one report, else one row per simulation; the scaling
-      // and correlation tables beside the output (-o r.csv: r-scaling.csv; standard output:
-      // NETWORK-scaling.csv), named on standard error.
-      text = engine::render::csv(engine::render::table(results, one_report ? "layers" : "runs"));
-      const std::filesystem::path out(output);
-      const std::filesystem::path stem = report_to_stdout ? std::filesystem::path(network.name) : out.parent_path() / out.stem();
-      for (const std::string_view side : {"scaling", "correlation"}) {
-        const engine::render::Table t = engine::render::table(results, side);
-        if (t.rows.empty()) continue;
-        const std::string path = stem.string() + "-" + std::string(side) + ".csv";
-        messages.push_back("the " + std::string(side) + " table (CSV): " + path);
-        files.emplace_back(path, engine::render::csv(t));
-      }
-    } else {
-      text = simulate::table_text(results, {view, wide, depth, top, report_options.measured});
-      if (results.reports.size() > 1 || results.correlation)
-        for (const auto& f : files) text += "wrote " + (f.first == "-" ? std::string("standard output") : f.first) + "\n";
-      std::string notes;
-      for (const std::string& n : results.notes) notes += n + "\n";
-      for (const std::string& n : figures.notes) notes += n + "\n";
-      for (const std::string& node : free_nodes) notes += "note: counted as free (--allow-unknown): " + node + "\n";
-      if (!notes.empty()) text += "\n" + notes;
-      // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
-      text = engine::render::printable(text, "\t\n");
+    for (const auto& f : files) shape.files.push_back(f.first == "-" ? "standard output" : f.first);
+    shape.notes = figures.notes;
+    for (const std::string& node : free_nodes) shape.notes.push_back("note: counted as free (--allow-unknown): " + node);
+    engine::render::Output rendered = chosen.render(results, shape);
+    std::string text = std::move(rendered.text);
+    // Further tables beside the report (-o r.csv: r-scaling.csv; standard output: NETWORK-scaling.csv),
+    // named on standard error.
+    std::vector<std::string> messages;
+    const std::filesystem::path out(output);
+    const std::filesystem::path stem = report_to_stdout ? std::filesystem::path(network.name) : out.parent_path() / out.stem();
+    std::string format_label(chosen.name);
+    for (char& c : format_label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (auto& [name, contents] : rendered.side) {
+      const std::string path = stem.string() + "-" + name + std::string(chosen.extension);
+      messages.push_back("the " + name + " table (" + format_label + "): " + path);
+      files.emplace_back(path, std::move(contents));
     }
     if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
     // Again over every file the run makes, the figures named from the --svg stem included.

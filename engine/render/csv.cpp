@@ -1,6 +1,7 @@
 // CSV (RFC 4180 quoting, LF line ends): one table of the schema per file, its header the column names
 // (the JSON field names). Numbers in SI base units with full precision; an absent figure is an empty
 // field; a shape is written 64x3x224x224.
+#include "formats.hpp"
 #include "json_writer.hpp"
 #include "render.hpp"
 
@@ -39,6 +40,18 @@ std::string csv(const Table& t) {
   for (const std::vector<Cell>& row : t.rows) {
     for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + std::visit(CellText{}, row[c]);
     out += '\n';
+  }
+  return out;
+}
+
+// One tidy table per file: the layers of one report, else one row per simulation (or per decoder run);
+// the scaling and correlation tables as side files.
+Output csv_format(const Results& results, const FormatOptions&) {
+  const bool one_report = results.reports.size() == 1;
+  Output out{csv(table(results, !results.generations.empty() ? "generation" : one_report ? "layers" : "runs")), {}};
+  for (const std::string_view side : {"scaling", "correlation"}) {
+    const Table t = table(results, side);
+    if (!t.rows.empty()) out.side.emplace_back(std::string(side), csv(t));
   }
   return out;
 }

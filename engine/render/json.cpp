@@ -3,6 +3,7 @@
 //    "correlation": [...], "notes": [...], "parallel": null | {...}, "files": [...]}
 // Every table member is an array of flat row objects, so pandas.DataFrame(doc["layers"]) is the layer
 // table; an empty member is [], never missing.
+#include "formats.hpp"
 #include "json_writer.hpp"
 #include "render.hpp"
 #include "schema.hpp"
@@ -53,5 +54,7 @@ std::string json(const Results& results, const std::vector<std::string>& files, 
   w.end_object();
   return w.take();
 }
+
+Output json_format(const Results& results, const FormatOptions& options) { return {json(results, options.files), {}}; }
 
 }  // namespace ridge::engine::render
