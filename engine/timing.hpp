@@ -53,15 +53,22 @@ struct Ppp {
 };
 Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass);
 
-// The defaults used before calibration. Why these values:
-// - PALEO (Qi, Sparks, Talwalkar, ICLR 2017) scales peaks by a "platform percent of peak" fitted per
-//   platform; its case studies sit around half of compute peak for cuDNN convolutions, so matmul-class
-//   compute is 0.5 (best-shape GEMMs reach 80-87% of peak, real layer shapes much less).
-// - Memory: large copies reach 80-90% of HBM peak (hardware-reference.md, "measured in practice"):
-//   0.8 for streaming ops (elementwise, data movement, the matmul's operand traffic). Normalisation
-//   reduces over the batch or a row in several passes: 0.6. Pooling windows overlap and stride: 0.7.
-// - Compute of the non-matmul classes is 0.5 as well; these ops are memory bound on every catalogued
+// The defaults used before calibration (every catalogue GPU runs on them: no catalogue .hw sets a PPP).
+// Why these values:
+// - Matmul compute 0.5: PALEO (Qi, Sparks, Talwalkar, ICLR 2017) fits one compute PPP per platform;
+//   its case-study scripts (github.com/TalwalkarLab/paleo, scripts/exp_case_*.sh) use 0.62 (Inception
+//   v3 on K40, AlexNet on K80), 0.49 (MXNet on K80), 0.46 (AlexNet on K20) and 0.21 (NiN on K20X):
+//   median 0.49. Best-shape GEMMs reach more (A100 bf16 0.87 of peak, stas00/ml-engineering "maximum
+//   achievable matmul FLOPS"); real layer shapes less.
+// - Memory 0.8: an assumption close to measured large device-to-device copies (H100 SXM 2,903 of
+//   3,350 GB/s = 0.87, github.com/aigatech/vpbenchmarking); for streaming ops (elementwise, data
+//   movement, the matmul's operand traffic). calibrate's large-copy ceiling replaces it.
+// - Normalization 0.6, pooling 0.7: assumptions, not measurements (normalisation reduces over the
+//   batch or a row in several passes; pooling windows overlap and stride); calibrate replaces them.
+// - Compute of the non-matmul classes is 0.5 as well: these ops are memory bound on every catalogued
 //   device, so the figure barely matters until calibration supplies one.
+// Against 26 published single-GPU throughputs (validate/published_throughputs.csv, each with its
+// source) these defaults give a median absolute error of 26 %: validate/scripts/published_compare.py.
 Ppp default_ppp(ir::OpClass op_class, ir::Pass pass);
 
 // Seconds per kernel launch: the device's figure, else none (0 s), reported as a default.

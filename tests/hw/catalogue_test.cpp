@@ -192,7 +192,7 @@ TEST_CASE("catalogue figures match the datasheets in the hardware reference") {
 }
 
 TEST_CASE("figures commonly quoted wrongly are not the catalogue's") {
-  // hardware-reference.md, "Figures commonly quoted wrongly". Each figure must be there (a missing one
+  // hw/README.md, "Figures commonly quoted wrongly". Each figure must be there (a missing one
   // is not a right one) and differ from the wrong value by more than rounding.
   const std::tuple<const char*, const char*, double> wrong[] = {
       {"xeon-e5-2699v4-2s", "peak.fp32", 387.2e9}, {"xeon-e5-2699v4-2s", "memory.bandwidth", 17.6e9},
