@@ -32,10 +32,11 @@ struct CalibrateOptions {
   MeasureOptions measure;
   CeilingOptions ceilings;
   std::string date;                 // provenance, "2025-01-31"
-  // CPU threads LibTorch (and the BLAS under it) may use; 0 leaves LibTorch's default. One thread by
-  // default: a shared machine's load then slows a measurement by less and more evenly than it slows
-  // a team of threads that wait for their slowest member at every barrier.
-  int threads = 1;
+  // CPU threads LibTorch (and the BLAS under it) may use; 0 (the default) leaves LibTorch's own count,
+  // which is what a user's script runs with (issue #16: a device calibrated at one thread predicted
+  // two-thread runs twice as badly). The calibrated .hw records the count it was fitted for. One
+  // thread measures more steadily on a shared machine, where a team of threads waits for its slowest.
+  int threads = 0;
 };
 
 struct LayerComparison {

@@ -153,7 +153,7 @@ lang::Overrides parse_sets(const std::vector<std::string>& sets) {
 int main(int argc, char** argv) {
   CLI::App app{"Measure networks in LibTorch, fit PALEO's PPP and write a calibrated .hw"};
   std::string device = "cpu", dtype = "fp32", base, out, measurements;
-  int threads = 1;
+  int threads = 0;
   std::int64_t batch = 8;
   std::vector<std::string> nets, holdout, sets;
   std::int64_t seq_len = 0;
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
   app.add_option("--measurements", measurements,
                  "write the per-layer times as CSV layer,pass,seconds for simulate --measured "
                  "(one network: FILE; several: FILE-NETWORK.csv beside it)");
-  app.add_option("--threads", threads, "CPU threads for LibTorch (0: its default)")->capture_default_str()->check(CLI::Range(0, 1024));
+  app.add_option("--threads", threads, "CPU threads for LibTorch (0: its own count, as a user's script runs; the .hw records it)")->capture_default_str()->check(CLI::Range(0, 1024));
   app.add_option("-s,--set", sets,
                  "override a network parameter, name=value, in every network that declares it (seq_len=128); "
                  "one per --set")

@@ -71,6 +71,7 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   o.ceilings.copy_bytes = 16 << 20;
   o.ceilings.repeats = 2;
   o.date = "2025-01-01";
+  o.threads = 1;   // the default is LibTorch's own count; the .hw must record the count it was fitted for
   const std::vector<validate::CalibrationNetwork> nets{{small_cnn("small_a", 8), false},
                                                        {small_cnn("small_b", 16), false},
                                                        {small_cnn("small_c", 12), true}};
@@ -85,7 +86,7 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   CHECK(back.ppp.size() == r.device.ppp.size());
   CHECK(back.provenance.size() == r.device.provenance.size());
   CHECK(back.measured_bandwidth.has_value());
-  CHECK(back.provenance.front().find("1 CPU threads") != std::string::npos);   // o.threads defaults to 1
+  CHECK(back.provenance.front().find("1 CPU threads") != std::string::npos);
   CHECK(std::any_of(r.layers.begin(), r.layers.end(), [](const auto& l) { return l.train; }));
   // Every fitted PPP of the calibrated device is in the file, as fitted (the writer caps at 1): the
   // loop walks the fit's figures, not the file's, so a figure the writer dropped fails here.
