@@ -16,15 +16,23 @@ struct Column {
   Cell (*cell)(const Row&);
 };
 
-template <class Row, std::size_t N>
-void fill(Table& t, const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
+template <class Row, std::size_t N, std::size_t M>
+void fill(Table& t, const std::array<Column<Row>, N>& which, const std::array<Column<Row>, M>& columns,
+          const std::vector<Row>& rows) {
+  for (const Column<Row>& c : which) t.columns.emplace_back(c.name);
   for (const Column<Row>& c : columns) t.columns.emplace_back(c.name);
   t.rows.reserve(rows.size());
   for (const Row& r : rows) {
     std::vector<Cell>& cells = t.rows.emplace_back();
-    cells.reserve(N);
+    cells.reserve(N + M);
+    for (const Column<Row>& c : which) cells.push_back(c.cell(r));
     for (const Column<Row>& c : columns) cells.push_back(c.cell(r));
   }
+}
+
+template <class Row, std::size_t M>
+void fill(Table& t, const std::array<Column<Row>, M>& columns, const std::vector<Row>& rows) {
+  fill(t, std::array<Column<Row>, 0>{}, columns, rows);
 }
 
 Cell name(std::string_view s) { return std::string(s); }
@@ -33,18 +41,32 @@ Cell maybe(const std::optional<double>& d) { return d ? Cell{*d} : Cell{}; }
 Cell maybe(const std::optional<bool>& b) { return b ? Cell{*b} : Cell{}; }
 Cell maybe(const std::optional<std::int64_t>& i) { return i ? Cell{*i} : Cell{}; }
 
-// The columns that say which simulation a row belongs to, first in every row.
-#define RIDGE_WHICH(R)                                                              \
-  Column<R>{"network", [](const R& x) { return name(report_of(x).network); }},      \
-  Column<R>{"device", [](const R& x) { return name(report_of(x).device.name); }},   \
-  Column<R>{"device_id", [](const R& x) { return name(report_of(x).device.id); }},  \
-  Column<R>{"batch", [](const R& x) { return count(report_of(x).batch); }},         \
-  Column<R>{"dtype", [](const R& x) { return name(ir::precision_name(report_of(x).precision)); }}
-
+// The rows that stand for a layer, a scaling point, a decoder run: each knows its simulation's Report.
+struct LayerAt {
+  const Report* report;
+  const LayerRow* layer;
+};
+struct PointAt {
+  const ScalingReport* scaling;
+  const ScalingPoint* point;
+  const Report* first;   // the one-device report of the table: which simulation the rows scale
+};
 const Report& report_of(const Report& r) { return r; }
+const Report& report_of(const LayerAt& x) { return *x.report; }
+const Report& report_of(const PointAt& x) { return *x.first; }
+const Report& report_of(const Generation& g) { return g.prefill; }
+
+// The columns that say which simulation a row belongs to, first in every row.
+template <class Row>
+constexpr std::array<Column<Row>, 5> which_columns() {
+  return {Column<Row>{"network", [](const Row& x) { return name(report_of(x).network); }},
+          Column<Row>{"device", [](const Row& x) { return name(report_of(x).device.name); }},
+          Column<Row>{"device_id", [](const Row& x) { return name(report_of(x).device.id); }},
+          Column<Row>{"batch", [](const Row& x) { return count(report_of(x).batch); }},
+          Column<Row>{"dtype", [](const Row& x) { return name(ir::precision_name(report_of(x).precision)); }}};
+}
 
 const auto kRunColumns = std::array{
-    RIDGE_WHICH(Report),
     Column<Report>{"params", [](const Report& r) { return Cell{r.totals.params}; }},
     Column<Report>{"macs", [](const Report& r) { return Cell{r.totals.macs}; }},
     Column<Report>{"flops_fwd", [](const Report& r) { return Cell{r.totals.flops_fwd}; }},
@@ -96,14 +118,7 @@ const auto kRunColumns = std::array{
     Column<Report>{"peak_used_other", [](const Report& r) { return name(r.device.vector_peak_used.describe()); }},
 };
 
-struct LayerAt {
-  const Report* report;
-  const LayerRow* layer;
-};
-const Report& report_of(const LayerAt& x) { return *x.report; }
-
 const auto kLayerColumns = std::array{
-    RIDGE_WHICH(LayerAt),
     Column<LayerAt>{"name", [](const LayerAt& x) { return name(x.layer->name); }},
     Column<LayerAt>{"op", [](const LayerAt& x) { return name(ir::op_name(x.layer->op)); }},
     Column<LayerAt>{"op_class", [](const LayerAt& x) { return name(ir::op_class_name(x.layer->op_class)); }},
@@ -135,15 +150,7 @@ const auto kLayerColumns = std::array{
     Column<LayerAt>{"peak_used", [](const LayerAt& x) { return name(x.layer->peak.describe()); }},
 };
 
-struct PointAt {
-  const ScalingReport* scaling;
-  const ScalingPoint* point;
-  const Report* first;   // the one-device report of the table: which simulation the rows scale
-};
-const Report& report_of(const PointAt& x) { return *x.first; }
-
 const auto kScalingColumns = std::array{
-    RIDGE_WHICH(PointAt),
     Column<PointAt>{"scaling", [](const PointAt& x) { return name(scaling_name(x.scaling->scaling)); }},
     Column<PointAt>{"overlap", [](const PointAt& x) { return Cell{x.scaling->overlap}; }},
     Column<PointAt>{"link", [](const PointAt& x) { return x.scaling->link.name.empty() ? Cell{} : name(x.scaling->link.name); }},
@@ -170,11 +177,6 @@ const auto kScalingColumns = std::array{
 };
 
 const auto kGenerationColumns = std::array{
-    Column<Generation>{"network", [](const Generation& g) { return name(g.prefill.network); }},
-    Column<Generation>{"device", [](const Generation& g) { return name(g.prefill.device.name); }},
-    Column<Generation>{"device_id", [](const Generation& g) { return name(g.prefill.device.id); }},
-    Column<Generation>{"batch", [](const Generation& g) { return count(g.batch); }},
-    Column<Generation>{"dtype", [](const Generation& g) { return name(ir::precision_name(g.prefill.precision)); }},
     Column<Generation>{"prompt", [](const Generation& g) { return count(g.prompt); }},
     Column<Generation>{"generate", [](const Generation& g) { return count(g.generate); }},
     Column<Generation>{"prefill_s", [](const Generation& g) { return Cell{g.prefill_s}; }},
@@ -213,13 +215,11 @@ const auto kNoteColumns = std::array{
     Column<NoteAt>{"note", [](const NoteAt& n) { return name(*n.text); }},
 };
 
-#undef RIDGE_WHICH
-
 }  // namespace
 
 Table runs_table(const std::vector<Report>& reports) {
   Table t{.name = "runs"};
-  fill(t, kRunColumns, reports);
+  fill(t, which_columns<Report>(), kRunColumns, reports);
   return t;
 }
 
@@ -228,7 +228,7 @@ Table layers_table(const std::vector<Report>& reports) {
   for (const Report& r : reports)
     for (const LayerRow& l : r.layers) rows.push_back({&r, &l});
   Table t{.name = "layers"};
-  fill(t, kLayerColumns, rows);
+  fill(t, which_columns<LayerAt>(), kLayerColumns, rows);
   return t;
 }
 
@@ -237,13 +237,13 @@ Table scaling_table(const std::vector<ScalingReport>& scalings) {
   for (const ScalingReport& s : scalings)
     for (const ScalingPoint& p : s.points) rows.push_back({&s, &p, &s.points.front().per_device});
   Table t{.name = "scaling"};
-  fill(t, kScalingColumns, rows);
+  fill(t, which_columns<PointAt>(), kScalingColumns, rows);
   return t;
 }
 
 Table generation_table(const std::vector<Generation>& generations) {
   Table t{.name = "generation"};
-  fill(t, kGenerationColumns, generations);
+  fill(t, which_columns<Generation>(), kGenerationColumns, generations);
   return t;
 }
 
