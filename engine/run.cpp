@@ -51,9 +51,11 @@ Results run(const Plan& p) {
                                 std::to_string(simulations) + " simulations, more than the " +
                                 std::to_string(kMaxSimulations) + " one run may ask for");
   const std::size_t points = p.devices.size() * p.precisions.size() * p.batches.size();
-  check_work(simulations - points * p.correlate.size(), p.network.layers.size(),
-             "the reports and scaling rows of '" + p.network.name + "'");
-  for (const ir::Network& n : p.correlate) check_work(points, n.layers.size(), "'" + n.name + "'");
+  if (!p.network) throw std::invalid_argument("a plan needs a network");
+  const ir::Network& network = *p.network;
+  check_work(simulations - points * p.correlate.size(), network.layers.size(),
+             "the reports and scaling rows of '" + network.name + "'");
+  for (const NetworkRef& n : p.correlate) check_work(points, n->layers.size(), "'" + n->name + "'");
 
   Results out;
   auto options_at = [&](ir::Precision precision, std::int64_t batch) {
@@ -77,11 +79,11 @@ Results run(const Plan& p) {
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const ir::Precision precision : p.precisions)
         for (const std::int64_t batch : p.batches)
-          out.reports.push_back(on_device(p, i, [&] { return simulate(p.network, p.devices[i], options_at(precision, batch)); }));
+          out.reports.push_back(on_device(p, i, [&] { return simulate(network, p.devices[i], options_at(precision, batch)); }));
   } else {
     std::vector<Workload> workloads;   // precision-major, as the reports are
     for (const ir::Precision precision : p.precisions)
-      for (const std::int64_t batch : p.batches) workloads.push_back(workload(p.network, options_at(precision, batch)));
+      for (const std::int64_t batch : p.batches) workloads.push_back(workload(network, options_at(precision, batch)));
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const Workload& w : workloads)
         out.reports.push_back(on_device(p, i, [&] { return simulate(w, p.devices[i], Detail::Totals); }));
@@ -113,17 +115,17 @@ Results run(const Plan& p) {
             continue;
           }
         }
-        out.scalings.push_back(on_device(p, i, [&] { return scale(p.network, dev, so); }));
+        out.scalings.push_back(on_device(p, i, [&] { return scale(network, dev, so); }));
       }
   }
 
   // Rank correlation across networks: each further network at every point of the main one's.
   if (!p.correlate.empty()) {
-    for (const ir::Network& net : p.correlate)
+    for (const NetworkRef& net : p.correlate)
       for (std::size_t i = 0; i < p.devices.size(); ++i)
         for (const ir::Precision precision : p.precisions)
           for (const std::int64_t batch : p.batches)
-            out.correlated.push_back(on_device(p, i, [&] { return simulate(net, p.devices[i], options_at(precision, batch)); }));
+            out.correlated.push_back(on_device(p, i, [&] { return simulate(*net, p.devices[i], options_at(precision, batch)); }));
     std::vector<Report> all = out.reports;
     all.insert(all.end(), out.correlated.begin(), out.correlated.end());
     out.correlation = rank_correlation(all);

@@ -2,7 +2,7 @@
 // computes, as Results. The simulate program turns its options into a Plan, run() computes, renderers
 // (engine/render/) turn Results into text and pictures, and the program writes the files last.
 //
-//   Plan plan{.network = net, .devices = {a100}, .batches = {1, 64}};
+//   Plan plan{.network = std::make_shared<const ir::Network>(net), .devices = {a100}, .batches = {1, 64}};
 //   const Results results = run(plan);        // results.reports: one per device x precision x batch
 #pragma once
 
@@ -16,6 +16,7 @@
 #include "ir/network.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +34,12 @@ struct ScalingPlan {
   std::optional<std::int64_t> dataset_size;
 };
 
+// Networks are shared, not copied: a notebook's loaded network serves every run (a copy of a
+// 1,444-layer network cost more than simulating it).
+using NetworkRef = std::shared_ptr<const ir::Network>;
+
 struct Plan {
-  ir::Network network;
+  NetworkRef network;
   std::vector<ir::Device> devices;
   std::vector<std::string> device_files;     // where each device came from, for messages; may be empty
   std::vector<ir::Precision> precisions{ir::Precision::FP32};
@@ -44,7 +49,7 @@ struct Plan {
   // (batch, precision) workload is computed once and timed on every device (engine::Sweep's way).
   bool layers = true;
   ScalingPlan scaling;
-  std::vector<ir::Network> correlate;        // further networks ranked against `network` (Spearman)
+  std::vector<NetworkRef> correlate;         // further networks ranked against `network` (Spearman)
   // Decoder inference (prompt > 0): the prefill of `prompt` tokens, then `generate` decode steps, the
   // network elaborated per phase by network_at. Such a run gives generations, not reports.
   std::int64_t prompt = 0, generate = 0;

@@ -84,7 +84,7 @@ struct RunArgs {
 RunResults run(const Network& network, const std::vector<Device>& devices, const std::vector<Network>& correlate,
                const RunArgs& a) {
   engine::Plan plan;
-  plan.network = *network.ir;
+  plan.network = network.ir;
   for (const Device& d : devices) {
     plan.devices.push_back(*d.ir);
     plan.device_files.push_back(d.file);
@@ -112,7 +112,7 @@ RunResults run(const Network& network, const std::vector<Device>& devices, const
   plan.scaling.scaling = a.scaling == "weak" ? engine::Scaling::Weak : engine::Scaling::Strong;
   plan.scaling.overlap = a.overlap;
   plan.scaling.dataset_size = a.dataset_size;
-  for (const Network& n : correlate) plan.correlate.push_back(*n.ir);
+  for (const Network& n : correlate) plan.correlate.push_back(n.ir);
   plan.layers = a.layers;
   return {engine::run(plan)};
 }

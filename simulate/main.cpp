@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
     for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
     engine::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     engine::Plan plan;
-    plan.network = network;
+    plan.network = std::make_shared<const ir::Network>(network);
     plan.device_files = hw_paths;
     plan.precisions = precisions;
     plan.batches = batches;
@@ -289,7 +289,7 @@ int main(int argc, char** argv) {
           for (int k = 2; taken.count(net.name); ++k) net.name = base + " #" + std::to_string(k);
         }
         taken.insert(net.name);
-        plan.correlate.push_back(std::move(net));
+        plan.correlate.push_back(std::make_shared<const ir::Network>(std::move(net)));
       }
     }
 

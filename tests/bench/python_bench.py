@@ -7,7 +7,8 @@ Times, per network, the first call (which parses and elaborates the .net) and th
 repeated calls, each a whole `ridge.simulate(NAME, DEVICE, batch=64)` as a notebook writes it: the
 name resolved, the cached network checked against its file, the engine run with the GIL released,
 the result object made (its tables are built when first read, and are timed apart: `.totals`).
-Writes OUT/python_bench.txt and exits 1 when a repeated call's median is over the 1 ms goal.
+Writes OUT/python_bench.txt; marks a network whose repeated call's median is over the 1 ms goal, and
+exits 1 when one is over 5 ms, the ceiling engine_bench_goals also allows a loaded CI machine.
 """
 import argparse
 import os
@@ -19,6 +20,7 @@ import time
 import ridge
 
 GOAL_S = 1e-3
+CEILING_S = 5e-3
 
 
 def median_seconds(f, repeats):
@@ -46,8 +48,8 @@ def main():
         layers = ridge.network(name).layer_count
         call_s = median_seconds(lambda: ridge.simulate(name, args.device, batch=64), args.repeats)
         totals_s = median_seconds(lambda: ridge.simulate(name, args.device, batch=64).totals, args.repeats)
-        verdict = "ok" if call_s < GOAL_S else "OVER"
-        if call_s >= GOAL_S:
+        verdict = "ok" if call_s < GOAL_S else "over goal" if call_s < CEILING_S else "OVER CEILING"
+        if call_s >= CEILING_S:
             over.append(name)
         lines.append(f"{name:22s} {layers:6d} layers  first {first_s * 1e3:8.2f} ms  call {call_s * 1e3:6.3f} ms"
                      f"  call+totals {totals_s * 1e3:6.3f} ms  {verdict}")
