@@ -291,23 +291,19 @@ std::string table(const Report& r, PassView view, bool wide) {
     for (const PassColumn c : fwd_cols) cells.push_back(pass_cell(c, l.fwd, l.time_fwd));
     for (const PassColumn c : bwd_cols) cells.push_back(pass_cell(c, l.bwd, l.time_bwd));
   }
-  std::vector<std::string> names;   // the first column as given: elided() cuts the raw name
-  if (!wide) {
-    names.reserve(rows.size());
-    for (const auto& row : rows) names.push_back(row.front());
-  }
   std::vector<std::size_t> width = clean_and_measure(cols, rows);
   if (!wide) {
     // Long layer names (features.block3.mbconv2.squeeze_excitation.conv2) are cut in the middle until
     // the table fits, down to 10 characters. Decided from the widths alone, so the table is written once.
     const std::size_t line_width = rule_width(width);
     std::size_t longest = 0;
-    for (const auto& n : names) longest = std::max(longest, n.size());
+    // elided() cuts the name as given (the layer's), not its cleaned cell.
+    for (const LayerRow& l : r.layers) longest = std::max(longest, l.name.size());
     if (line_width > kWidth && longest > 10) {
       const std::size_t cap = std::max<std::size_t>(10, longest - std::min(longest, line_width - kWidth));
       width[0] = cols[0].header.size();
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        std::string cut = elided(names[i], cap);
+        std::string cut = elided(r.layers[i].name, cap);
         rows[i].front() = clean_cell(cut) ? std::move(cut) : table_cell(cut);
         width[0] = std::max(width[0], rows[i].front().size());
       }
