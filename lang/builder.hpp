@@ -15,7 +15,7 @@
 
 #include <map>
 #include <string_view>
-#include <set>
+#include <unordered_set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,6 +92,7 @@ class NetworkBuilder {
   // Where the layers made from now on were written ("file:line:col", ir::Layer::origin); the text
   // front end sets it before each layer, C++ callers may leave it empty.
   void set_origin(std::string origin) { origin_ = std::move(origin); }
+  const std::string& origin() const { return origin_; }
 
   // The finished network, returning `output`. The builder is left empty.
   ir::Network finish(Value output);
@@ -107,7 +108,9 @@ class NetworkBuilder {
   ir::Network network_;
   std::vector<Frame> frames_;
   std::string origin_;
-  std::set<std::string> names_;               // every layer name so far: duplicates are an error
+  // Every layer name so far: duplicates are an error. Hashed, as sibling names share long prefixes
+  // (layers.decoder12.attention.) that make every comparison of an ordered set scan them.
+  std::unordered_set<std::string> names_;
 };
 
 }  // namespace ridge::lang

@@ -7,6 +7,7 @@
 #include "ir/ops.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace ridge::engine::render {
@@ -24,41 +25,84 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
-std::string grid(const std::vector<Column>& cols, const std::vector<std::vector<std::string>>& raw_rows) {
-  std::vector<std::vector<std::string>> rows;
-  rows.reserve(raw_rows.size());
-  for (const auto& raw : raw_rows) {
-    std::vector<std::string>& row = rows.emplace_back();
-    for (const std::string& c : raw) row.push_back(table_cell(c));
-  }
-  std::vector<std::size_t> width(cols.size());
-  for (std::size_t c = 0; c < cols.size(); ++c) {
-    width[c] = cols[c].header.size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  std::size_t total = 0;
-  for (auto w : width) total += w + 2;
-  const std::string rule(total > 2 ? total - 2 : 0, '=');
-  auto line = [&](const std::vector<std::string>& cells, bool header) {
-    std::string s;
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      std::string cell = pad(cells[c], width[c], header ? false : cols[c].right);
-      s += (c ? "  " : "") + cell;
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  std::vector<std::string> headers;
-  for (const auto& c : cols) headers.push_back(c.header);
-  std::string out = rule + "\n" + line(headers, true) + rule + "\n";
-  for (const auto& row : rows) out += line(row, false);
-  return out + rule + "\n";
+// What table_cell() leaves unchanged: printable ASCII (tabs kept) no longer than kMaxCell. Nearly every
+// cell is one, so grid() tests instead of copying each through table_cell().
+bool clean_cell(std::string_view s) {
+  if (s.size() > kMaxCell) return false;
+  return std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c >= 0x20 && c < 0x7F) || ch == '\t';
+  });
 }
 
+// Cells made table cells in place; then the width of each column (at least its header's).
+std::vector<std::size_t> clean_and_measure(const std::vector<Column>& cols, std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) width[c] = cols[c].header.size();
+  for (auto& row : rows)
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      if (!clean_cell(row[c])) row[c] = table_cell(row[c]);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  return width;
+}
+
+std::size_t rule_width(const std::vector<std::size_t>& width) {
+  std::size_t total = 0;
+  for (auto w : width) total += w + 2;
+  return total > 2 ? total - 2 : 0;
+}
+
+// The table of rows already cleaned, in columns of `width`: written straight into one string, as the
+// layer table of a 1,400-layer network is 10^4 cells and per-cell temporaries were most of its cost.
+std::string render_grid(const std::vector<Column>& cols, const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& width) {
+  const std::size_t rule = rule_width(width);
+  std::string out;
+  out.reserve((rule + 1) * (rows.size() + 4));
+  const auto line = [&](auto&& cell, bool header) {
+    const std::size_t start = out.size();
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const std::string& text = cell(c);
+      const std::size_t fill = text.size() < width[c] ? width[c] - text.size() : 0;
+      if (c) out.append(2, ' ');
+      const bool right = header ? false : cols[c].right;
+      if (right) out.append(fill, ' ');
+      out += text;
+      if (!right) out.append(fill, ' ');
+    }
+    std::size_t end = out.size();
+    while (end > start && out[end - 1] == ' ') --end;
+    out.resize(end);
+    out += '\n';
+  };
+  out.append(rule, '=').append(1, '\n');
+  line([&](std::size_t c) -> const std::string& { return cols[c].header; }, true);
+  out.append(rule, '=').append(1, '\n');
+  for (const auto& row : rows) line([&](std::size_t c) -> const std::string& { return row[c]; }, false);
+  out.append(rule, '=').append(1, '\n');
+  return out;
+}
+
+std::string grid(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows) {
+  const std::vector<std::size_t> width = clean_and_measure(cols, rows);
+  return render_grid(cols, rows, width);
+}
+
+// "[batch, 3, 224, 224]", as ir::to_string() of the shape with the batch in front, without building it.
 std::string shape(std::int64_t batch, const ir::Shape& s) {
-  ir::Shape full{batch};
-  full.insert(full.end(), s.begin(), s.end());
-  return ir::to_string(full);
+  std::string out;
+  out.reserve(8 + 8 * s.size());
+  char buf[24];
+  const auto dim = [&](std::int64_t v) { out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr); };
+  out += '[';
+  dim(batch);
+  for (const std::int64_t d : s) {
+    out += ", ";
+    dim(d);
+  }
+  out += ']';
+  return out;
 }
 
 bool runs(const PassCost& c) { return c.kernels > 0 || c.bytes() > 0 || c.flops > 0; }
@@ -235,26 +279,37 @@ std::string table(const Report& r, PassView view, bool wide) {
   for (const PassColumn c : fwd_cols) cols.push_back(pass_header(c, "fwd"));
   for (const PassColumn c : bwd_cols) cols.push_back(pass_header(c, "bwd"));
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(r.layers.size());
   for (const LayerRow& l : r.layers) {
-    std::vector<std::string> cells{l.name, std::string(ir::op_name(l.op)), shape(r.batch, l.output_shape),
-                                   l.params > 0 ? count(l.params) : "-", l.macs > 0 ? si(l.macs, "") : "-"};
+    std::vector<std::string>& cells = rows.emplace_back();
+    cells.reserve(cols.size());
+    cells.push_back(l.name);
+    cells.emplace_back(ir::op_name(l.op));
+    cells.push_back(shape(r.batch, l.output_shape));
+    cells.push_back(l.params > 0 ? count(l.params) : "-");
+    cells.push_back(l.macs > 0 ? si(l.macs, "") : "-");
     for (const PassColumn c : fwd_cols) cells.push_back(pass_cell(c, l.fwd, l.time_fwd));
     for (const PassColumn c : bwd_cols) cells.push_back(pass_cell(c, l.bwd, l.time_bwd));
-    rows.push_back(std::move(cells));
   }
-  std::string layers = grid(cols, rows);
+  std::vector<std::size_t> width = clean_and_measure(cols, rows);
   if (!wide) {
     // Long layer names (features.block3.mbconv2.squeeze_excitation.conv2) are cut in the middle until
-    // the table fits, down to 10 characters.
-    const std::size_t width = layers.find('\n');
+    // the table fits, down to 10 characters. Decided from the widths alone, so the table is written once.
+    const std::size_t line_width = rule_width(width);
     std::size_t longest = 0;
-    for (const auto& row : rows) longest = std::max(longest, row.front().size());
-    if (width > kWidth && longest > 10) {
-      const std::size_t cap = std::max<std::size_t>(10, longest - std::min(longest, width - kWidth));
-      for (auto& row : rows) row.front() = elided(row.front(), cap);
-      layers = grid(cols, rows);
+    // elided() cuts the name as given (the layer's), not its cleaned cell.
+    for (const LayerRow& l : r.layers) longest = std::max(longest, l.name.size());
+    if (line_width > kWidth && longest > 10) {
+      const std::size_t cap = std::max<std::size_t>(10, longest - std::min(longest, line_width - kWidth));
+      width[0] = cols[0].header.size();
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::string cut = elided(r.layers[i].name, cap);
+        rows[i].front() = clean_cell(cut) ? std::move(cut) : table_cell(cut);
+        width[0] = std::max(width[0], rows[i].front().size());
+      }
     }
   }
+  const std::string layers = render_grid(cols, rows, width);
   return layers + summary(r, view);
 }
 
@@ -277,7 +332,7 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
     if (ranked) row.insert(row.end(), {percent(b.share, false), percent(b.cumulative, false)});
     cells.push_back(std::move(row));
   }
-  return grid(cols, cells) + summary(r, view);
+  return grid(cols, std::move(cells)) + summary(r, view);
 }
 
 std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
@@ -293,7 +348,7 @@ std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
     if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent(l.error_bwd(), true)});
     rows.push_back(std::move(row));
   }
-  std::string s = grid(cols, rows) + "Measured (the layer passes the CSV times)\n";
+  std::string s = grid(cols, std::move(rows)) + "Measured (the layer passes the CSV times)\n";
   auto pass_line = [&](const char* label, std::size_t matched, double predicted, double measured, const std::optional<double>& median) {
     const std::string text =
         std::to_string(matched) + " of " + std::to_string(m.rows.size()) + " layers" +
@@ -332,7 +387,7 @@ std::string table(const Comparison& c, PassView view) {
   }
   return c.network + ": PALEO times; memory = weights + peak live activations (inference), weights + gradients + "
                      "optimizer states (+ fp32 master weights below fp32) + saved activations (training)\n" +
-         grid(cols, rows);
+         grid(cols, std::move(rows));
 }
 
 }  // namespace ridge::engine::render

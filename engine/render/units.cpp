@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -9,9 +10,12 @@ namespace ridge::engine::render {
 
 std::string si(double value, std::string_view unit) {
   if (!std::isfinite(value)) return "-";
-  std::string space_unit;   // built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string
-  if (!unit.empty()) space_unit.append(" ").append(unit);
-  if (value == 0.0) return "0" + space_unit;
+  // Built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string.
+  const auto with_unit = [&](std::string s) {
+    if (!unit.empty()) s.append(" ").append(unit);
+    return s;
+  };
+  if (value == 0.0) return with_unit("0");
   static constexpr std::array<const char*, 11> kPrefixes{"p", "n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
   const double magnitude = std::fabs(value);
   int index = static_cast<int>(std::floor(std::log10(magnitude) / 3.0)) + 4;
@@ -20,7 +24,7 @@ std::string si(double value, std::string_view unit) {
     // 63-digit mantissa "%.0f" of 1e60 / 1e18 would print.
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g", value);
-    return std::string(buf) + space_unit;
+    return with_unit(buf);
   }
   double mantissa = value / std::pow(1000.0, index - 4);
   // Rounding to three digits may reach 1000 (999.7 -> "1000"): move up a prefix.
@@ -30,13 +34,16 @@ std::string si(double value, std::string_view unit) {
   }
   const double m = std::fabs(mantissa);
   const int decimals = m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2;
-  char buf[64];
   // Nudge by one part in 10^12 so decimal halves round up as people expect (1555e9 B/s prints
-  // "1.56 TB/s", although 1.555 is stored as 1.55499...).
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, mantissa * (1.0 + 1e-12));
-  const std::string prefix = kPrefixes[static_cast<std::size_t>(index)];
-  if (prefix.empty() && unit.empty()) return buf;
-  return std::string(buf) + " " + prefix + std::string(unit);
+  // "1.56 TB/s", although 1.555 is stored as 1.55499...). std::to_chars rounds exactly as printf's
+  // "%.*f" does, without parsing a format: a layer table formats 10^4 numbers.
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, mantissa * (1.0 + 1e-12), std::chars_format::fixed, decimals);
+  std::string out(buf, ec == std::errc{} ? end : buf);
+  const std::string_view prefix = kPrefixes[static_cast<std::size_t>(index)];
+  if (prefix.empty() && unit.empty()) return out;
+  out.reserve(out.size() + 1 + prefix.size() + unit.size());
+  return out.append(" ").append(prefix).append(unit);
 }
 
 std::string memory(double bytes) {
@@ -52,8 +59,9 @@ std::string memory(double bytes) {
   const double m = std::fabs(mantissa);
   const int decimals = index == 0 || m >= 99.95 ? 0 : m >= 9.995 ? 1 : 2;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f %sB", decimals, mantissa * (1.0 + 1e-12), kPrefixes[index]);
-  return buf;
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, mantissa * (1.0 + 1e-12), std::chars_format::fixed, decimals);
+  std::string out(buf, ec == std::errc{} ? end : buf);
+  return out.append(" ").append(kPrefixes[index]).append("B");
 }
 
 std::string_view rate_unit(ir::Precision p) { return p == ir::Precision::INT8 ? "OP/s" : "FLOP/s"; }
@@ -63,8 +71,8 @@ std::string count(double value) {
   if (!std::isfinite(value)) return "-";
   if (std::fabs(value) < 1e4 && value == std::floor(value)) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", value);
-    return buf;
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, 0);
+    return std::string(buf, ec == std::errc{} ? end : buf);
   }
   return si(value, "");
 }

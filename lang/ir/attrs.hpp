@@ -22,6 +22,7 @@ class Attrs {
   Attrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
 
   void set(std::string_view name, AttrValue value);
+  void reserve(std::size_t n) { items_.reserve(n); }
   const AttrValue* find(std::string_view name) const;
   bool has(std::string_view name) const { return find(name) != nullptr; }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <string>
 
 namespace ridge::ir {
@@ -23,7 +24,8 @@ OpSpec input_spec() {
 
 struct Registry {
   std::vector<OpSpec> ops;
-  std::map<std::string_view, Op, std::less<>> by_name;
+  // Hashed: every call in a .net file asks by name, and op names share prefixes (adaptive_avgpool...).
+  std::unordered_map<std::string_view, Op> by_name;
   Registry() {
     ops.push_back(input_spec());
     for (auto family : {families::tensor_ops, families::pointwise_ops, families::conv_ops, families::norm_ops,
@@ -152,6 +154,7 @@ Attrs bind_attrs(const OpSpec& s, const Attrs& given, const std::vector<Shape>& 
     if (!known) fail("'" + std::string(s.name) + "' has no argument '" + name + "'");
   }
   Attrs bound;
+  bound.reserve(s.params.size());
   std::size_t tensors = 0;   // input tensors the parameters so far account for
   for (const ParamSpec& p : s.params) {
     if (p.kind == ParamKind::Tensor) ++tensors;

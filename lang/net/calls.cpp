@@ -24,11 +24,18 @@ const std::vector<ParamSpec>& split_signature() {
 
 // The elaborator's view of a spec row: every argument but the variadic tensors binds by position or
 // keyword; defaults are left to ir::bind_attrs (Kind::None here), so they live in one place.
-std::vector<ParamSpec> binding_params(const ir::OpSpec& spec) {
-  std::vector<ParamSpec> params;
-  for (const auto& p : spec.params)
-    if (p.kind != ir::ParamKind::Tensors) params.push_back({p.name, p.required()});
-  return params;
+// Made once per op, as the spec table is fixed: every call of an op binds against its row.
+const std::vector<ParamSpec>& binding_params(ir::Op op) {
+  static const std::vector<std::vector<ParamSpec>> all = [] {
+    std::vector<std::vector<ParamSpec>> rows;
+    for (const ir::OpSpec& spec : ir::all_ops()) {
+      std::vector<ParamSpec>& params = rows.emplace_back();
+      for (const auto& p : spec.params)
+        if (p.kind != ir::ParamKind::Tensors) params.push_back({p.name, p.required()});
+    }
+    return rows;
+  }();
+  return all[op.id];
 }
 
 bool is_variadic(const ir::OpSpec& spec) {
@@ -79,6 +86,7 @@ const std::vector<std::string_view>& callable_names() {
 Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& params, bool variadic,
                        std::vector<Arg> args, const Tagged& at) const {
   Bound b;
+  b.args.reserve(params.size());
   std::size_t positional = 0;
   for (auto& a : args) {
     if (a.keyword) {
@@ -86,9 +94,9 @@ Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& pa
       if (p == params.end())
         fail(*a.at, "'" + std::string(callee) + "' has no argument '" + *a.keyword + "'; expected " +
                         signature(callee, params, variadic));
-      if (b.args.count(*a.keyword))
+      if (b.find(*a.keyword))
         fail(*a.at, "argument '" + *a.keyword + "' of '" + std::string(callee) + "' is given twice");
-      b.args.emplace(*a.keyword, std::move(a));
+      b.args.emplace_back(p->name, std::move(a));
       continue;
     }
     if (variadic) {
@@ -98,16 +106,16 @@ Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& pa
     if (positional >= params.size())
       fail(*a.at, "'" + std::string(callee) + "' takes at most " + std::to_string(params.size()) +
                       " argument(s), got more; expected " + signature(callee, params, variadic));
-    const std::string name(params[positional++].name);
-    if (b.args.count(name)) fail(*a.at, "argument '" + name + "' of '" + std::string(callee) + "' is given twice");
-    b.args.emplace(name, std::move(a));
+    const std::string_view name = params[positional++].name;
+    if (b.find(name)) fail(*a.at, "argument '" + std::string(name) + "' of '" + std::string(callee) + "' is given twice");
+    b.args.emplace_back(name, std::move(a));
   }
   for (const auto& p : params) {
-    if (b.args.count(p.name)) continue;
+    if (b.find(p.name)) continue;
     if (p.required)
       fail(at, "'" + std::string(callee) + "' needs argument '" + std::string(p.name) + "'; expected " +
                    signature(callee, params, variadic));
-    b.args.emplace(std::string(p.name), Arg{{}, p.fallback, &at});
+    b.args.emplace_back(p.name, Arg{{}, p.fallback, &at});
   }
   return b;
 }
@@ -147,7 +155,11 @@ ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::L
   if (++layers_ > kMaxLayers)
     fail(at, "the network has more than " + std::to_string(kMaxLayers) + " layers; expected at most " +
                  std::to_string(kMaxLayers));
-  builder_->set_origin(source_.origin(offset(at)));
+  // Formatted once per construct, not per layer: a block called 80 times makes its layers from the
+  // same few constructs.
+  auto [it, fresh] = origins_.try_emplace(&at);
+  if (fresh) it->second = source_.origin(offset(at));
+  if (builder_->origin() != it->second) builder_->set_origin(it->second);
   try {
     return builder_->layer(op, std::move(attrs), std::move(inputs), std::move(name));
   } catch (const std::exception& e) {   // BuildError, ir::ShapeError
@@ -162,25 +174,49 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
   const auto op = ir::find_op(name);
   if (!op) return std::nullopt;
   const ir::OpSpec& spec = ir::spec(*op);
-  const Bound b = bind(name, binding_params(spec), is_variadic(spec), std::move(args), at);
+  const Bound b = bind(name, binding_params(*op), is_variadic(spec), std::move(args), at);
 
   std::vector<ir::LayerId> inputs;
   ir::Attrs given;
+  given.reserve(spec.params.size());
   for (const ir::ParamSpec& p : spec.params) {
     if (p.kind == ir::ParamKind::Tensors) {
       // Tensors, or lists/tuples of them (so `concat(split(x, 2))` works).
+      // The message is built only for a value that is not a tensor (to_tensor() then fails).
+      const auto input = [&](const Arg& a) {
+        return a.value.kind == Value::Kind::Tensor ? a.value.tensor : to_tensor(a, "an input of '" + std::string(name) + "'");
+      };
       for (const auto& r : b.rest) {
         if (r.value.kind == Value::Kind::List || r.value.kind == Value::Kind::Tuple) {
-          for (const auto& item : r.value.items) inputs.push_back(to_tensor(Arg{{}, item, r.at}, "an input of '" + std::string(name) + "'"));
+          for (const auto& item : r.value.items) inputs.push_back(input(Arg{{}, item, r.at}));
         } else {
-          inputs.push_back(to_tensor(r, "an input of '" + std::string(name) + "'"));
+          inputs.push_back(input(r));
         }
       }
       if (inputs.empty()) fail(at, "'" + std::string(name) + "' needs at least one tensor; expected " + std::string(name) + "(a, b, ...)");
       continue;
     }
     const Arg& arg = b[p.name];
-    if (arg.value.kind == Value::Kind::None) continue;   // left to the spec's default
+    const Value& v = arg.value;
+    if (v.kind == Value::Kind::None) continue;   // left to the spec's default
+    // The common well-typed cases first, without building the message the checks below would need.
+    if (v.kind == Value::Kind::Tensor && (p.kind == ir::ParamKind::Tensor || p.kind == ir::ParamKind::TensorOrNumber)) {
+      inputs.push_back(v.tensor);
+      continue;
+    }
+    if (v.kind == Value::Kind::Number && (p.kind == ir::ParamKind::Real || p.kind == ir::ParamKind::TensorOrNumber)) {
+      given.set(p.name, v.number);
+      continue;
+    }
+    if (v.kind == Value::Kind::Number && p.kind == ir::ParamKind::Int && std::fabs(v.number) <= 9007199254740992.0 &&
+        v.number == std::trunc(v.number)) {
+      given.set(p.name, static_cast<std::int64_t>(v.number));
+      continue;
+    }
+    if (v.kind == Value::Kind::Bool && p.kind == ir::ParamKind::Bool) {
+      given.set(p.name, v.boolean);
+      continue;
+    }
     const std::string what = argument(p.name, name);
     switch (p.kind) {
       case ir::ParamKind::Tensor: inputs.push_back(to_tensor(arg, what)); break;

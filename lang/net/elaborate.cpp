@@ -382,6 +382,8 @@ Value Elaborator::eval(const ast::Conditional& e, Scope& scope) {
 }
 
 Value Elaborator::eval(const ast::Binary& e, Scope& scope) {
+  // Most expressions are one operand: no operator stacks for them.
+  if (e.rest.empty()) return eval(e.first, scope);
   // Precedence climbing over the flat operand/operator list (left-associative within a level).
   std::vector<Value> values;
   std::vector<const ast::BinaryOp*> ops;
@@ -467,14 +469,16 @@ Value Elaborator::eval(const ast::Operand& e, Scope& scope) {
 Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& scope) {
   step(c);
   std::vector<Arg> args;
+  args.reserve((piped ? 1 : 0) + (c.args ? c.args->size() : 0));
   if (piped) args.push_back(Arg{{}, std::move(*piped), &c});
   if (c.args)
     for (const auto& a : *c.args) {
-      const Value v = eval(a.value.get(), scope);
-      args.push_back(Arg{a.keyword ? std::optional<std::string>(a.keyword->name) : std::nullopt, v, &a});
+      Value v = eval(a.value.get(), scope);
+      args.push_back(Arg{a.keyword ? std::optional<std::string>(a.keyword->name) : std::nullopt, std::move(v), &a});
     }
   const std::string& name = c.callee.name;
-  const std::string label = c.label ? c.label->name : std::string();
+  static const std::string unlabelled;
+  const std::string& label = c.label ? c.label->name : unlabelled;
   // Lists and tuples passed cost a step per item, and an op takes at most kMaxFanIn tensors: concat of a
   // 10,000-way split tuple 50 times over, in a loop, would otherwise build layers of 500,000 inputs each.
   std::size_t items = 0, tensors = 0;
@@ -484,14 +488,15 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
     for (const Value& v : a.value.items) tensors += v.kind == Value::Kind::Tensor ? 1 : 0;
   }
   charge(c, items);
-  if (tensors > kMaxFanIn && is_op_name(name))
+  const bool op = is_op_name(name);   // looked up once: a name lookup per use showed in profiles
+  if (tensors > kMaxFanIn && op)
     fail(c.callee, "'" + name + "' is given " + std::to_string(tensors) + " tensors; an op takes at most " +
                        std::to_string(kMaxFanIn) + " inputs");
-  if (is_op_name(name) && (op_inputs_ += tensors) > kMaxTotalInputs)
+  if (op && (op_inputs_ += tensors) > kMaxTotalInputs)
     fail(c.callee, "the ops of the network take more than " + std::to_string(kMaxTotalInputs) +
                        " tensor inputs together; expected a network of bounded size (is a wide tuple passed in a loop?)");
   if (auto it = blocks_.find(name); it != blocks_.end()) return call_block(*it->second, c, std::move(args));
-  if (is_op_name(name)) return *call_op(name, c, std::move(args), label);
+  if (op) return *call_op(name, c, std::move(args), label);
   if (is_builtin_name(name)) {
     if (c.label) fail(*c.label, "'as' names a layer or block instance; '" + name + "' makes neither");
     return *call_builtin(name, c, std::move(args));
@@ -530,7 +535,7 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
   const std::vector<ast::Param> none;
   const auto& params = block.params ? *block.params : none;
   std::size_t positional = 0;
-  for (const auto& a : args) {
+  for (auto& a : args) {
     if (a.keyword) {
       const auto p = std::find_if(params.begin(), params.end(), [&](const ast::Param& q) { return q.name.name == *a.keyword; });
       if (p == params.end()) {
@@ -539,12 +544,12 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
         fail(*a.at, "block '" + block.name.name + "' has no parameter '" + *a.keyword + "'; expected one of: " + list);
       }
       if (scope.count(*a.keyword)) fail(*a.at, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
-      scope[*a.keyword] = a.value;
+      scope[*a.keyword] = std::move(a.value);
       continue;
     }
     if (positional >= params.size())
       fail(*a.at, "block '" + block.name.name + "' takes " + std::to_string(params.size()) + " argument(s), got more");
-    scope[params[positional++].name.name] = a.value;
+    scope[params[positional++].name.name] = std::move(a.value);
   }
   for (const auto& p : params) {
     if (scope.count(p.name.name)) continue;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +34,17 @@ struct ParamSpec {
 };
 
 // Arguments bound to parameters by position then keyword.
+// A handful of parameters per call: a vector searched in order costs less than a map's allocations.
+// Names view the ParamSpecs' names (static tables or literals), which outlive the Bound.
 struct Bound {
-  std::map<std::string, Arg, std::less<>> args;
+  std::vector<std::pair<std::string_view, Arg>> args;
   std::vector<Arg> rest;   // extra positional arguments of a variadic op (concat, min, max)
-  const Arg& operator[](std::string_view name) const { return args.find(name)->second; }
+  const Arg* find(std::string_view name) const {
+    for (const auto& [k, a] : args)
+      if (k == name) return &a;
+    return nullptr;
+  }
+  const Arg& operator[](std::string_view name) const { return *find(name); }
 };
 
 class Elaborator {
@@ -129,6 +137,7 @@ class Elaborator {
   std::size_t op_inputs_ = 0;   // tensor inputs of every op called so far
   int depth_ = 0;
   std::vector<Reported> reported_;
+  std::unordered_map<const Tagged*, std::string> origins_;   // make_layer's "file:line:col" per construct
 };
 
 // Names the language reserves for ops and built-in functions (a block may not take one).
