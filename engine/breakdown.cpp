@@ -1,6 +1,6 @@
-#include "breakdown.hpp"
+#include "engine/breakdown.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <map>

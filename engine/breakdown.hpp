@@ -2,7 +2,7 @@
 // depth) and ranked by time (`--top K`). The engine computes these rows; renderers only format them.
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
 #include <cstddef>
 #include <string>

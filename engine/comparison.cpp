@@ -1,4 +1,4 @@
-#include "comparison.hpp"
+#include "engine/comparison.hpp"
 
 namespace ridge::engine {
 

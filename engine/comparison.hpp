@@ -2,7 +2,7 @@
 // shows. Built from Reports, so every figure is the one a single-device report would give.
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
 #include <optional>
 #include <string>

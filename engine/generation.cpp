@@ -1,7 +1,7 @@
-#include "generation.hpp"
+#include "engine/generation.hpp"
 
-#include "ir/ops.hpp"
-#include "timing.hpp"
+#include "lang/ir/ops.hpp"
+#include "engine/timing.hpp"
 
 #include <algorithm>
 #include <cmath>

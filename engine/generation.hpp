@@ -13,7 +13,7 @@
 //                           (2 layers kv_heads head_dim bytes for a standard decoder)
 #pragma once
 
-#include "simulate.hpp"
+#include "engine/simulate.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
-#include "measured.hpp"
+#include "engine/measured.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // report's predictions: the engine pairs them and computes the errors; renderers show them.
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
 #include <optional>
 #include <string>

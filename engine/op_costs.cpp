@@ -1,9 +1,9 @@
 // The cost registry: the rows of engine/costs/*.cpp indexed by op, and what every op shares
 // (gradient needs, the train-mode forward default, skipping backward off the gradient path).
-#include "op_costs.hpp"
+#include "engine/op_costs.hpp"
 
 #include "engine/costs/rows.hpp"
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <stdexcept>

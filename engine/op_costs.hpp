@@ -19,8 +19,8 @@
 //   a parameter; the network input does not).
 #pragma once
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -3,11 +3,11 @@
 // the same struct. Nothing in here is formatted.
 #pragma once
 
-#include "op_costs.hpp"
-#include "timing.hpp"
+#include "engine/op_costs.hpp"
+#include "engine/timing.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 #include <map>

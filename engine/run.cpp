@@ -1,4 +1,4 @@
-#include "run.hpp"
+#include "engine/run.hpp"
 
 #include <set>
 #include <stdexcept>

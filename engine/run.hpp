@@ -6,14 +6,14 @@
 //   const Results results = run(plan);        // results.reports: one per device x precision x batch
 #pragma once
 
-#include "generation.hpp"
-#include "report.hpp"
-#include "scaling.hpp"
-#include "simulate.hpp"
-#include "stats.hpp"
+#include "engine/generation.hpp"
+#include "engine/report.hpp"
+#include "engine/scaling.hpp"
+#include "engine/simulate.hpp"
+#include "engine/stats.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 #include <memory>

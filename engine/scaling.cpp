@@ -1,8 +1,8 @@
-#include "scaling.hpp"
+#include "engine/scaling.hpp"
 
-#include "parallel/collectives.hpp"
-#include "simulate.hpp"
-#include "timing.hpp"
+#include "engine/parallel/collectives.hpp"
+#include "engine/simulate.hpp"
+#include "engine/timing.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -14,10 +14,10 @@
 // the pace); weak scaling keeps the per-device batch, so the global batch is N*B.
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 #include <optional>

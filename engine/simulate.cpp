@@ -1,6 +1,6 @@
-#include "simulate.hpp"
+#include "engine/simulate.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <array>

@@ -3,10 +3,10 @@
 //   engine::Report r = engine::simulate(net, device, {.batch = 64, .precision = ir::Precision::FP16});
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 #include <map>

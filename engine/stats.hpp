@@ -2,7 +2,7 @@
 // FLOPs, parameters and predicted latency across several networks ("does FLOPs predict latency?").
 #pragma once
 
-#include "report.hpp"
+#include "engine/report.hpp"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "timing.hpp"
+#include "engine/timing.hpp"
 
 #include <algorithm>
 #include <cmath>

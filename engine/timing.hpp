@@ -8,9 +8,9 @@
 // (Br/bw + F/peak + Bw/bw >= max(F/peak, B/bw)); lookups reject PPP outside (0, 1].
 #pragma once
 
-#include "op_costs.hpp"
+#include "engine/op_costs.hpp"
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <optional>
 #include <stdexcept>

@@ -1,6 +1,6 @@
-#include "builder.hpp"
+#include "lang/builder.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 // that op already in the current scope (conv1, conv2, batchnorm1...); scopes nest with dots.
 #pragma once
 
-#include "ir/network.hpp"
+#include "lang/ir/network.hpp"
 
 #include <map>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "catalogue.hpp"
+#include "lang/catalogue.hpp"
 
 #include <filesystem>
 #include <system_error>

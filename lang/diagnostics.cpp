@@ -1,4 +1,4 @@
-#include "diagnostics.hpp"
+#include "lang/diagnostics.hpp"
 
 #include <algorithm>
 

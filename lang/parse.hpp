@@ -2,9 +2,9 @@
 // Spirit header; everything the rest of Ridge needs from the syntax goes through here.
 #pragma once
 
-#include "diagnostics.hpp"
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/diagnostics.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <map>
 #include <cstdint>

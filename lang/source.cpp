@@ -1,6 +1,6 @@
 // Reading source files: the one place that decides what is acceptable as `.net`/`.hw` text.
-#include "parse.hpp"
-#include "source_map.hpp"
+#include "lang/parse.hpp"
+#include "lang/source_map.hpp"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // position machinery of both languages (.net: net/, .hw: hw/error_handler.hpp) and of read_source().
 #pragma once
 
-#include "diagnostics.hpp"
+#include "lang/diagnostics.hpp"
 
 #include <algorithm>
 #include <cstddef>

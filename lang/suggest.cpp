@@ -1,4 +1,4 @@
-#include "suggest.hpp"
+#include "lang/suggest.hpp"
 
 #include <algorithm>
 

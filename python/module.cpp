@@ -5,8 +5,8 @@
 #include "engine/render/render.hpp"
 #include "engine/render/schema.hpp"
 #include "engine/run.hpp"
-#include "catalogue.hpp"
-#include "parse.hpp"
+#include "lang/catalogue.hpp"
+#include "lang/parse.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

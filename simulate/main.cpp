@@ -11,16 +11,16 @@
 //
 // The program is the thin part: it turns the command line into an engine::Plan, engine::run() computes
 // the Results, renderers turn them into text and figures, and the files are written last, all or none.
-#include "parallel_options.hpp"
-#include "report_options.hpp"
+#include "simulate/parallel_options.hpp"
+#include "simulate/report_options.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
 #include "engine/render/render.hpp"
 #include "engine/run.hpp"
-#include "catalogue.hpp"
-#include "parse.hpp"
+#include "lang/catalogue.hpp"
+#include "lang/parse.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,4 +1,4 @@
-#include "parallel_options.hpp"
+#include "simulate/parallel_options.hpp"
 
 #include "engine/parallel/plan.hpp"
 #include "engine/render/parallel.hpp"

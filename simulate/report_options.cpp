@@ -1,11 +1,11 @@
-#include "report_options.hpp"
+#include "simulate/report_options.hpp"
 
 #include "engine/render/svg_plots.hpp"
 #include "engine/render/svg_roofline.hpp"
 #include "engine/render/trace.hpp"
 #include "engine/scaling.hpp"
-#include "catalogue.hpp"
-#include "parse.hpp"
+#include "lang/catalogue.hpp"
+#include "lang/parse.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include "engine/measured.hpp"
 #include "engine/run.hpp"
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
-#include "calibrate.hpp"
+#include "validate/calibrate.hpp"
 
-#include "cupti/tracer.hpp"
+#include "validate/cupti/tracer.hpp"
 
 #include "engine/simulate.hpp"
 

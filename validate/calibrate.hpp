@@ -4,12 +4,12 @@
 // the networks in the fit and those held out of it). No printing: calibrate_main.cpp renders.
 #pragma once
 
-#include "ceilings.hpp"
-#include "fit.hpp"
-#include "measure.hpp"
+#include "validate/ceilings.hpp"
+#include "validate/fit.hpp"
+#include "validate/measure.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <optional>
 #include <string>

@@ -4,14 +4,14 @@
 //
 // Progress goes to stderr, the report to stdout. Ctrl-C stops between measurements and writes nothing;
 // the `.hw` is written atomically, so no reader ever sees half of it.
-#include "calibrate.hpp"
-#include "hw_writer.hpp"
-#include "measurements_csv.hpp"
+#include "validate/calibrate.hpp"
+#include "validate/hw_writer.hpp"
+#include "validate/measurements_csv.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "ir/ops.hpp"
-#include "catalogue.hpp"
-#include "parse.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/catalogue.hpp"
+#include "lang/parse.hpp"
 
 #include <CLI/CLI.hpp>
 

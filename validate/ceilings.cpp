@@ -1,7 +1,7 @@
-#include "ceilings.hpp"
+#include "validate/ceilings.hpp"
 
-#include "cupti/tracer.hpp"
-#include "measure.hpp"
+#include "validate/cupti/tracer.hpp"
+#include "validate/measure.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "fit.hpp"
+#include "validate/fit.hpp"
 
 #include "engine/timing.hpp"
 

@@ -17,7 +17,7 @@
 // A PPP cannot exceed 1 (nothing beats the peak), so u = 1 + y with y >= 0 is what NNLS solves.
 #pragma once
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <Eigen/Dense>
 

@@ -1,4 +1,4 @@
-#include "hw_writer.hpp"
+#include "validate/hw_writer.hpp"
 
 #include <array>
 #include <cmath>

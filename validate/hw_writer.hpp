@@ -2,7 +2,7 @@
 // writes parses back to an equal device, up to the printed precision of each figure.
 #pragma once
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 

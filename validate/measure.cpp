@@ -1,8 +1,8 @@
-#include "measure.hpp"
+#include "validate/measure.hpp"
 
-#include "cupti/tracer.hpp"
+#include "validate/cupti/tracer.hpp"
 #include "engine/op_costs.hpp"
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <torch/csrc/autograd/autograd.h>
 

@@ -4,9 +4,9 @@
 // CUPTI activity records attributed to layers by external correlation ids, CUDA events end to end.
 #pragma once
 
-#include "cupti/records.hpp"
-#include "spread.hpp"
-#include "torch_program.hpp"
+#include "validate/cupti/records.hpp"
+#include "validate/spread.hpp"
+#include "validate/torch_program.hpp"
 
 #include <atomic>
 #include <functional>

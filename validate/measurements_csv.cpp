@@ -1,4 +1,4 @@
-#include "measurements_csv.hpp"
+#include "validate/measurements_csv.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // so calibrate's measured points can be drawn on the roofline beside the model. Torch-free.
 #pragma once
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 #include <vector>

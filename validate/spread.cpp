@@ -1,4 +1,4 @@
-#include "spread.hpp"
+#include "validate/spread.hpp"
 
 #include <algorithm>
 #include <cmath>

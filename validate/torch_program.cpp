@@ -1,7 +1,7 @@
-#include "torch_program.hpp"
+#include "validate/torch_program.hpp"
 
-#include "ir/ops.hpp"
-#include "lower/lowering.hpp"
+#include "lang/ir/ops.hpp"
+#include "validate/lower/lowering.hpp"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 // dimension 0, so per-sample axis a is tensor dimension a + 1.
 #pragma once
 
-#include "ir/network.hpp"
+#include "lang/ir/network.hpp"
 
 #include <ATen/ATen.h>
 

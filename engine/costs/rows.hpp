@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/op_costs.hpp"
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <string_view>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 
 #include <cerrno>
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "collectives.hpp"
+#include "engine/parallel/collectives.hpp"
 
 #include "engine/report.hpp"
 #include "engine/scaling.hpp"

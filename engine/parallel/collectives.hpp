@@ -23,7 +23,7 @@
 // S over the slower link and (per_node - 1) / n inside the node, at once.
 #pragma once
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "plan.hpp"
+#include "engine/parallel/plan.hpp"
 
 #include "engine/timing.hpp"
 

@@ -3,7 +3,7 @@
 // evaluates strategies from that profile, so a search costs a few simulations plus arithmetic.
 #pragma once
 
-#include "strategy.hpp"
+#include "engine/parallel/strategy.hpp"
 
 #include <cstddef>
 #include <string>

@@ -1,4 +1,4 @@
-#include "strategy.hpp"
+#include "engine/parallel/strategy.hpp"
 
 #include "engine/timing.hpp"
 

@@ -24,8 +24,8 @@
 // 1 + (P-1)/(P v) under interleaving.
 #pragma once
 
-#include "collectives.hpp"
-#include "transformer.hpp"
+#include "engine/parallel/collectives.hpp"
+#include "engine/parallel/transformer.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "transformer.hpp"
+#include "engine/parallel/transformer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <string>

@@ -6,8 +6,8 @@
 
 #include "engine/simulate.hpp"
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstdint>
 

@@ -1,9 +1,9 @@
 // CSV (RFC 4180 quoting, LF line ends): one table of the schema per file, its header the column names
 // (the JSON field names). Numbers in SI base units with full precision; an absent figure is an empty
 // field; a shape is written 64x3x224x224.
-#include "formats.hpp"
-#include "json_writer.hpp"
-#include "render.hpp"
+#include "engine/render/formats.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/render.hpp"
 
 namespace ridge::engine::render {
 namespace {

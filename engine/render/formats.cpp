@@ -1,4 +1,4 @@
-#include "formats.hpp"
+#include "engine/render/formats.hpp"
 
 #include <array>
 

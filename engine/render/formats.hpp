@@ -7,7 +7,7 @@
 
 #include "engine/measured.hpp"
 #include "engine/run.hpp"
-#include "render.hpp"
+#include "engine/render/render.hpp"
 
 #include <cstddef>
 #include <optional>

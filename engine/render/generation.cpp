@@ -3,9 +3,9 @@
 // decode_per_token_s, decode_first_s, decode_last_s, latency_s, tokens_per_s, decode_tokens_per_s,
 // kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes, activation_bytes, memory_bytes, fits
 // (null when the device gives no memory size), max_batch, decode_bound_s, notes.
-#include "json_writer.hpp"
-#include "render.hpp"
-#include "units.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/render.hpp"
+#include "engine/render/units.hpp"
 
 #include <string>
 

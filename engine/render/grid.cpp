@@ -1,5 +1,5 @@
-#include "grid.hpp"
-#include "json_writer.hpp"
+#include "engine/render/grid.hpp"
+#include "engine/render/json_writer.hpp"
 
 #include <algorithm>
 

@@ -3,10 +3,10 @@
 //    "correlation": [...], "notes": [...], "parallel": null | {...}, "files": [...]}
 // Every table member is an array of flat row objects, so pandas.DataFrame(doc["layers"]) is the layer
 // table; an empty member is [], never missing.
-#include "formats.hpp"
-#include "json_writer.hpp"
-#include "render.hpp"
-#include "schema.hpp"
+#include "engine/render/formats.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/render.hpp"
+#include "engine/render/schema.hpp"
 
 namespace ridge::engine::render {
 namespace {

@@ -1,4 +1,4 @@
-#include "json_writer.hpp"
+#include "engine/render/json_writer.hpp"
 
 #include <algorithm>
 

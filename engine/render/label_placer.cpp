@@ -1,4 +1,4 @@
-#include "label_placer.hpp"
+#include "engine/render/label_placer.hpp"
 
 #include <algorithm>
 #include <stdexcept>

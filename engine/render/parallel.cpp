@@ -1,8 +1,8 @@
-#include "parallel.hpp"
+#include "engine/render/parallel.hpp"
 
-#include "grid.hpp"
-#include "json_writer.hpp"
-#include "units.hpp"
+#include "engine/render/grid.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/units.hpp"
 
 #include <cstdio>
 

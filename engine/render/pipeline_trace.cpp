@@ -1,6 +1,6 @@
-#include "pipeline_trace.hpp"
+#include "engine/render/pipeline_trace.hpp"
 
-#include "json_writer.hpp"
+#include "engine/render/json_writer.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -8,7 +8,7 @@
 #include "engine/generation.hpp"
 #include "engine/report.hpp"
 #include "engine/run.hpp"
-#include "schema.hpp"
+#include "engine/render/schema.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
-#include "scaling_table.hpp"
-#include "grid.hpp"
-#include "json_writer.hpp"
-#include "units.hpp"
+#include "engine/render/scaling_table.hpp"
+#include "engine/render/grid.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/units.hpp"
 
 #include <algorithm>
 #include <cstdio>

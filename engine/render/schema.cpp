@@ -1,6 +1,6 @@
-#include "schema.hpp"
+#include "engine/render/schema.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -1,6 +1,6 @@
-#include "svg_plots.hpp"
-#include "label_placer.hpp"
-#include "svg_writer.hpp"
+#include "engine/render/svg_plots.hpp"
+#include "engine/render/label_placer.hpp"
+#include "engine/render/svg_writer.hpp"
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/report.hpp"
-#include "label_placer.hpp"
+#include "engine/render/label_placer.hpp"
 
 #include <string>
 #include <utility>

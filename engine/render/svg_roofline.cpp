@@ -1,7 +1,7 @@
-#include "svg_roofline.hpp"
-#include "label_placer.hpp"
-#include "svg_writer.hpp"
-#include "units.hpp"
+#include "engine/render/svg_roofline.hpp"
+#include "engine/render/label_placer.hpp"
+#include "engine/render/svg_writer.hpp"
+#include "engine/render/units.hpp"
 
 #include <algorithm>
 #include <cmath>

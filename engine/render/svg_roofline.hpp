@@ -17,7 +17,7 @@
 #include "engine/measured.hpp"
 #include "engine/report.hpp"
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "svg_writer.hpp"
+#include "engine/render/svg_writer.hpp"
 
-#include "json_writer.hpp"
+#include "engine/render/json_writer.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // The human-readable table, in torchinfo's spirit: a layer table, then summary blocks. Numbers carry
 // SI prefixes and units (engine/render/units.hpp); views that run nothing show "-".
-#include "render.hpp"
-#include "units.hpp"
-#include "json_writer.hpp"
+#include "engine/render/render.hpp"
+#include "engine/render/units.hpp"
+#include "engine/render/json_writer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,9 +1,9 @@
 // The text report (--format table, the default): the per-layer table of one report (or its blocks,
 // its top layers, its measured times), the comparison of several, the decoder-inference phases, then
 // the scaling and correlation tables, the files written and the notes.
-#include "formats.hpp"
-#include "json_writer.hpp"
-#include "scaling_table.hpp"
+#include "engine/render/formats.hpp"
+#include "engine/render/json_writer.hpp"
+#include "engine/render/scaling_table.hpp"
 
 #include "engine/breakdown.hpp"
 #include "engine/comparison.hpp"

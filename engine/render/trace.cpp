@@ -1,5 +1,5 @@
-#include "trace.hpp"
-#include "json_writer.hpp"
+#include "engine/render/trace.hpp"
+#include "engine/render/json_writer.hpp"
 
 #include <algorithm>
 

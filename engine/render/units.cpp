@@ -1,4 +1,4 @@
-#include "units.hpp"
+#include "engine/render/units.hpp"
 
 #include <algorithm>
 #include <array>

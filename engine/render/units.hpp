@@ -3,7 +3,7 @@
 // binary ones for memory sizes ("40.0 GiB"), as memory is sold and as nvidia-smi and torch report it.
 #pragma once
 
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 #include <string_view>

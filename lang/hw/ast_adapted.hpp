@@ -1,7 +1,7 @@
 // Fusion adaptation of the `.hw` AST, so X3 can fill the structs member by member.
 #pragma once
 
-#include "hw/ast.hpp"
+#include "lang/hw/ast.hpp"
 
 #include <boost/fusion/include/adapt_struct.hpp>
 

@@ -1,7 +1,7 @@
-#include "hw/check.hpp"
+#include "lang/hw/check.hpp"
 
-#include "hw/units.hpp"
-#include "suggest.hpp"
+#include "lang/hw/units.hpp"
+#include "lang/suggest.hpp"
 
 #include <cmath>
 #include <map>

@@ -2,10 +2,10 @@
 // (unknown or repeated keys, units of the wrong dimension, figures without a source, ...).
 #pragma once
 
-#include "hw/ast.hpp"
-#include "hw/config.hpp"
-#include "hw/error_handler.hpp"
-#include "ir/device.hpp"
+#include "lang/hw/ast.hpp"
+#include "lang/hw/config.hpp"
+#include "lang/hw/error_handler.hpp"
+#include "lang/ir/device.hpp"
 
 #include <string>
 

@@ -2,9 +2,9 @@
 // (expectation_failure) and the checks' errors both go through Locator.
 #pragma once
 
-#include "diagnostics.hpp"
-#include "hw/config.hpp"
-#include "source_map.hpp"
+#include "lang/diagnostics.hpp"
+#include "lang/hw/config.hpp"
+#include "lang/source_map.hpp"
 
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
 

@@ -1,5 +1,5 @@
 // The one translation unit that compiles the `.hw` grammar.
-#include "hw/grammar_def.hpp"
+#include "lang/hw/grammar_def.hpp"
 
 namespace ridge::lang::hw {
 namespace parser {

@@ -2,7 +2,7 @@
 // compiled once, in grammar.cpp.
 #pragma once
 
-#include "hw/ast.hpp"
+#include "lang/hw/ast.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 

@@ -5,10 +5,10 @@
 // where it is, with what was expected, rather than as a bare "parse failed".
 #pragma once
 
-#include "hw/ast.hpp"
-#include "hw/ast_adapted.hpp"
-#include "hw/config.hpp"
-#include "hw/grammar.hpp"
+#include "lang/hw/ast.hpp"
+#include "lang/hw/ast_adapted.hpp"
+#include "lang/hw/config.hpp"
+#include "lang/hw/grammar.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 

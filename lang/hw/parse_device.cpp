@@ -1,10 +1,10 @@
 // lang/parse.hpp's `.hw` half: syntax (X3) then checks, every failure a lang::Error.
-#include "hw/ast.hpp"
-#include "hw/check.hpp"
-#include "hw/config.hpp"
-#include "hw/error_handler.hpp"
-#include "hw/grammar.hpp"
-#include "parse.hpp"
+#include "lang/hw/ast.hpp"
+#include "lang/hw/check.hpp"
+#include "lang/hw/config.hpp"
+#include "lang/hw/error_handler.hpp"
+#include "lang/hw/grammar.hpp"
+#include "lang/parse.hpp"
 
 #include <filesystem>
 

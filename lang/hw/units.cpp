@@ -1,4 +1,4 @@
-#include "hw/units.hpp"
+#include "lang/hw/units.hpp"
 
 #include <array>
 #include <utility>

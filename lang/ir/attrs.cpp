@@ -1,4 +1,4 @@
-#include "ir/attrs.hpp"
+#include "lang/ir/attrs.hpp"
 
 #include <stdexcept>
 

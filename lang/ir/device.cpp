@@ -1,4 +1,4 @@
-#include "ir/device.hpp"
+#include "lang/ir/device.hpp"
 
 #include <array>
 #include <utility>

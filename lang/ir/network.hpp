@@ -9,7 +9,7 @@
 // spec table (ir/ops.hpp). A layer holds a handle to that row and its attributes by name.
 #pragma once
 
-#include "ir/attrs.hpp"
+#include "lang/ir/attrs.hpp"
 
 #include <cstddef>
 #include <cstdint>

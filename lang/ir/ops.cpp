@@ -1,9 +1,9 @@
 // The op registry and the generic parts of the spec: binding, arity, limits, parameter counts.
 // The rows themselves are in ir/ops/*.cpp, one file per family.
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
-#include "ir/ops/families.hpp"
-#include "ir/ops/rules.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rules.hpp"
 
 #include <algorithm>
 #include <map>

@@ -9,8 +9,8 @@
 // FLOPs and bytes are not here: they are the engine's (engine/op_costs.hpp).
 #pragma once
 
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <optional>
 #include <stdexcept>

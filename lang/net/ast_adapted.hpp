@@ -1,7 +1,7 @@
 // Fusion adaptation of the `.net` syntax tree, so X3 can fill the structs from sequences.
 #pragma once
 
-#include "net/ast.hpp"
+#include "lang/net/ast.hpp"
 
 #include <boost/fusion/include/adapt_struct.hpp>
 

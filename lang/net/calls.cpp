@@ -1,7 +1,7 @@
 // Ops and built-in functions: argument binding, conversions, and the IR layers each op makes.
-#include "net/elaborator.hpp"
+#include "lang/net/elaborator.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cmath>

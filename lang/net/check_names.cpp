@@ -8,9 +8,9 @@
 //
 // Every unknown name in every block is reported (up to kMaxErrors), each once per block: its later
 // uses are the same mistake, not new ones.
-#include "net/elaborator.hpp"
+#include "lang/net/elaborator.hpp"
 
-#include "suggest.hpp"
+#include "lang/suggest.hpp"
 
 #include <set>
 

@@ -2,7 +2,7 @@
 // be exactly what parse_network.cpp builds around phrase_parse, or the instantiated rules will not link.
 #pragma once
 
-#include "net/error_handler.hpp"
+#include "lang/net/error_handler.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 #include <boost/spirit/home/x3/support/utility/error_reporting.hpp>

@@ -1,8 +1,8 @@
 // Statements, expressions and block instances. Ops and built-ins are in calls.cpp.
-#include "net/elaborator.hpp"
+#include "lang/net/elaborator.hpp"
 
-#include "ir/ops.hpp"
-#include "suggest.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/suggest.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,10 +4,10 @@
 // semantic error as a diagnostic pointing at the construct that caused it.
 #pragma once
 
-#include "net/ast.hpp"
-#include "net/config.hpp"
-#include "source_map.hpp"
-#include "parse.hpp"
+#include "lang/net/ast.hpp"
+#include "lang/net/config.hpp"
+#include "lang/source_map.hpp"
+#include "lang/parse.hpp"
 
 namespace ridge::lang::net {
 

@@ -2,9 +2,9 @@
 // and calls.cpp (ops and built-in functions). Internal to lang/net.
 #pragma once
 
-#include "builder.hpp"
-#include "net/elaborate.hpp"
-#include "net/value.hpp"
+#include "lang/builder.hpp"
+#include "lang/net/elaborate.hpp"
+#include "lang/net/value.hpp"
 
 #include <map>
 #include <optional>

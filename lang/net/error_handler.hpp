@@ -10,7 +10,7 @@
 #pragma once
 
 #include <boost/spirit/home/x3/support/ast/position_tagged.hpp>
-#include "diagnostics.hpp"
+#include "lang/diagnostics.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 

@@ -1,6 +1,6 @@
 // The single translation unit that compiles the `.net` grammar.
-#include "net/config.hpp"
-#include "net/grammar_def.hpp"
+#include "lang/net/config.hpp"
+#include "lang/net/grammar_def.hpp"
 
 namespace ridge::lang::net::grammar {
 

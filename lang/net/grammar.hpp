@@ -2,7 +2,7 @@
 // once, in grammar.cpp, so users of the rule compile without the grammar.
 #pragma once
 
-#include "net/ast.hpp"
+#include "lang/net/ast.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 

@@ -5,9 +5,9 @@
 // `>`, so a syntax error names what was expected where. Rule names are what error messages quote.
 #pragma once
 
-#include "net/ast.hpp"
-#include "net/ast_adapted.hpp"
-#include "net/grammar.hpp"
+#include "lang/net/ast.hpp"
+#include "lang/net/ast_adapted.hpp"
+#include "lang/net/grammar.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 #include <boost/spirit/home/x3/support/utility/annotate_on_success.hpp>

@@ -1,11 +1,11 @@
 // lang/parse.hpp's `.net` half: precheck, parse (X3), elaborate. Syntax errors arrive here as
 // x3::expectation_failure (recorded by the statements that recover from them, or thrown by one none
 // could) and leave as one lang::Error with file:line:col and what was expected for each.
-#include "net/config.hpp"
-#include "net/elaborate.hpp"
-#include "net/grammar.hpp"
-#include "net/precheck.hpp"
-#include "parse.hpp"
+#include "lang/net/config.hpp"
+#include "lang/net/elaborate.hpp"
+#include "lang/net/grammar.hpp"
+#include "lang/net/precheck.hpp"
+#include "lang/parse.hpp"
 
 #include <cctype>
 #include <optional>

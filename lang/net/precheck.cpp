@@ -1,4 +1,4 @@
-#include "net/precheck.hpp"
+#include "lang/net/precheck.hpp"
 
 #include <cstdio>
 #include <vector>

@@ -5,7 +5,7 @@
 // happens to give up.
 #pragma once
 
-#include "source_map.hpp"
+#include "lang/source_map.hpp"
 
 namespace ridge::lang::net {
 

@@ -3,7 +3,7 @@
 // left to its default), or a quoted word.
 #pragma once
 
-#include "ir/network.hpp"
+#include "lang/ir/network.hpp"
 
 #include <memory>
 #include <string>

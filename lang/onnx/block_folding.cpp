@@ -1,6 +1,6 @@
-#include "block_folding.hpp"
+#include "lang/onnx/block_folding.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cctype>

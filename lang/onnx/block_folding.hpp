@@ -7,7 +7,7 @@
 // gives the same layers as the network, so a fold is never trusted without that check.
 #pragma once
 
-#include "ir/network.hpp"
+#include "lang/ir/network.hpp"
 
 #include <cstddef>
 #include <string>

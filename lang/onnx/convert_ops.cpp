@@ -1,9 +1,9 @@
 // Converters for ops that compute: convolutions, dense layers, normalisations, activations,
 // element-wise arithmetic, pooling, resampling, recurrent layers. Each maps one ONNX node onto op
 // spec rows (ir/ops/*.cpp) through Importer::emit; shape-only ops are in convert_shapes.cpp.
-#include "importer.hpp"
+#include "lang/onnx/importer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cmath>

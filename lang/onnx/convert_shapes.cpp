@@ -1,8 +1,8 @@
 // Converters for shape arithmetic (folded at import: Shape, Gather, Concat, Unsqueeze, Range ...) and
 // for views and copies of data (Reshape, Transpose, Slice, Split, Gather as an embedding).
-#include "importer.hpp"
+#include "lang/onnx/importer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cmath>

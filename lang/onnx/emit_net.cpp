@@ -4,10 +4,10 @@
 // repeat under one module (`layer1.1`, `layer1.2`, ...) are written as calls of one block where the
 // folded text elaborates to the same layers (block_folding.hpp), so the instance `layer1_1` holds
 // `layer1_1.conv1`.
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
-#include "block_folding.hpp"
-#include "ir/ops.hpp"
+#include "lang/onnx/block_folding.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <cctype>
 #include <charconv>

@@ -1,7 +1,7 @@
 // The importer's core: graph inputs, values, naming, and the node loop.
-#include "importer.hpp"
+#include "lang/onnx/importer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <algorithm>
 #include <cctype>

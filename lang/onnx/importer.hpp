@@ -7,10 +7,10 @@
 // (erf- and tanh-GELU, MatMul + Add as a linear with bias).
 #pragma once
 
-#include "builder.hpp"
-#include "model.hpp"
-#include "parse.hpp"
-#include "tensors.hpp"
+#include "lang/builder.hpp"
+#include "lang/onnx/model.hpp"
+#include "lang/parse.hpp"
+#include "lang/onnx/tensors.hpp"
 
 #include <functional>
 #include <map>

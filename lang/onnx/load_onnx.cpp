@@ -1,7 +1,7 @@
 // The ONNX front end behind lang/parse.hpp: a file (or bytes) in, the IR or a diagnostic out.
-#include "importer.hpp"
+#include "lang/onnx/importer.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <cctype>
 #include <cerrno>

@@ -11,7 +11,7 @@
 //                                                          -> attention(q, k, v, heads: h, causal)
 // Matching is by structure (every inner value read once, by the next node); the constants are checked
 // when the run is reached. A run that does not match is converted node by node, as ever.
-#include "importer.hpp"
+#include "lang/onnx/importer.hpp"
 
 #include <algorithm>
 #include <cmath>

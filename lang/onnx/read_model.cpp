@@ -1,5 +1,5 @@
 // bytes -> a checked onnx::ModelProto with its nodes in topological order.
-#include "model.hpp"
+#include "lang/onnx/model.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>

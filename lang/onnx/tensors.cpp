@@ -1,7 +1,7 @@
 // Reading initializers and Constant payloads, and folding small constants.
-#include "tensors.hpp"
+#include "lang/onnx/tensors.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <cstring>
 

@@ -11,9 +11,9 @@
 //    its name (`weight`): that is what makes a shared initializer count once.
 #pragma once
 
-#include "model.hpp"
+#include "lang/onnx/model.hpp"
 
-#include "ir/network.hpp"
+#include "lang/ir/network.hpp"
 
 #include <array>
 #include <cmath>

@@ -7,7 +7,7 @@
 //                         one core; goal: < 100 ms (100,000 configurations per second)
 //   simulate_10k          the same, each a whole simulate() with per-layer rows (for comparison)
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -4,7 +4,7 @@
 //                          batch 1536), simulations of each micro-batch size included; goal >= 10,000/s
 //   evaluate/gpt3_175b     one strategy's step and memory from a ready profile
 #include "engine/parallel/plan.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -2,7 +2,7 @@
 // which the engine computes separately, layer by layer.
 #include "engine/breakdown.hpp"
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The simulate program, run as a user would. Output goes through files, not pipes, to keep it simple.
-#include "engine/json_parse.hpp"
-#include "support/run_program.hpp"
+#include "tests/engine/json_parse.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // Hand-built devices and small networks for the engine tests (independent of the .hw/.net parsers).
 #pragma once
 
-#include "builder.hpp"
-#include "ir/device.hpp"
-#include "ir/network.hpp"
+#include "lang/builder.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
 #include <vector>
 

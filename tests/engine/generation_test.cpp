@@ -2,8 +2,8 @@
 // worked by hand in the comments.
 #include "engine/generation.hpp"
 
-#include "engine/fixtures.hpp"
-#include "parse.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

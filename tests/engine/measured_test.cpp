@@ -3,7 +3,7 @@
 #include "engine/measured.hpp"
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
 #include "engine/op_costs.hpp"
 
 #include "engine/simulate.hpp"
-#include "engine/fixtures.hpp"
-#include "ir/resnet18_builder.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "tests/ir/resnet18_builder.hpp"
 
-#include "ir/ops.hpp"
-#include "parse.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -7,8 +7,8 @@
 // The network is built from .net text and read back through simulate(), layers looked up by name, so
 // the test does not depend on how the IR spells ops or attributes.
 #include "engine/simulate.hpp"
-#include "parse.hpp"
-#include "support/fixed_device.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/fixed_device.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The parallel options of the simulate program, run as a user would.
-#include "engine/json_parse.hpp"
-#include "support/run_program.hpp"
+#include "tests/engine/json_parse.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

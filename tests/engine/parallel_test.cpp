@@ -5,9 +5,9 @@
 #include "engine/parallel/plan.hpp"
 #include "engine/render/pipeline_trace.hpp"
 
-#include "engine/json_parse.hpp"
+#include "tests/engine/json_parse.hpp"
 
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -16,7 +16,7 @@
 //
 // Networks come from .net text or the zoo, layers are looked up by name.
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,10 +3,10 @@
 #include "engine/render/units.hpp"
 #include "engine/simulate.hpp"
 
-#include "engine/fixtures.hpp"
-#include "engine/json_parse.hpp"
-#include "ir/resnet18_builder.hpp"
-#include "parse.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "tests/engine/json_parse.hpp"
+#include "tests/ir/resnet18_builder.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 #include "engine/simulate.hpp"
 
-#include "engine/fixtures.hpp"
-#include "ir/resnet18_builder.hpp"
-#include "parse.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "tests/ir/resnet18_builder.hpp"
+#include "lang/parse.hpp"
 
 #include <filesystem>
 

@@ -1,10 +1,10 @@
 #include "engine/timing.hpp"
 
 #include "engine/simulate.hpp"
-#include "engine/fixtures.hpp"
-#include "ir/resnet18_builder.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "tests/ir/resnet18_builder.hpp"
 
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // expected figure is worked by hand from the formulas' sources in the comments.
 #include "engine/simulate.hpp"
 
-#include "engine/fixtures.hpp"
-#include "parse.hpp"
+#include "tests/engine/fixtures.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

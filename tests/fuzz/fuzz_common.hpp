@@ -8,8 +8,8 @@
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "engine/timing.hpp"
-#include "parse.hpp"
-#include "support/finite_report.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/finite_report.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // libFuzzer target for the `.hw` front end: bytes -> parse + check -> simulate a fixed small
 // network on the device in every precision -> render.
-#include "fuzz_common.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
 
 #include <optional>
 

@@ -1,7 +1,7 @@
 // libFuzzer target for the `.net` front end: bytes -> parse + elaborate -> simulate on a fixed
 // device at a few batches and precisions -> render.
-#include "fuzz_common.hpp"
-#include "support/fixed_device.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+#include "tests/support/fixed_device.hpp"
 
 #include <optional>
 

@@ -1,8 +1,8 @@
 // libFuzzer target for the ONNX front end: bytes -> protobuf -> import (free unknown ops on every
 // other input) -> simulate and render -> the .net text it writes, which must elaborate to the same
 // layers (a mismatch aborts, so the fuzzer keeps the input).
-#include "fuzz_common.hpp"
-#include "support/fixed_device.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
+#include "tests/support/fixed_device.hpp"
 
 #include <optional>
 

@@ -1,7 +1,7 @@
 // Bad `.hw` input: every error class gives `file:line:col: error: ...`, the source line, a caret
 // under the column, and what was expected. Also the syntax the grammar must accept (comments, UTF-8,
 // escapes, words that start like keywords or numbers).
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

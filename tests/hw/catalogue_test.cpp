@@ -1,6 +1,6 @@
 // The catalogue hw/*.hw: every file parses, every figure has a source, and the figures are the ones
 // of the vendors' datasheets (dense, one direction, one K80 GPU), each cited beside its number.
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Systems in `.hw` (issue 15): nodes of devices on one link joined by another, link efficiencies and a
 // per-step overhead; the catalogue's DGX and SuperPOD files against NVIDIA's published figures.
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Units of `.hw` figures: conversions to SI base units, and the errors for wrong or missing units.
-#include "hw/units.hpp"
-#include "parse.hpp"
+#include "lang/hw/units.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

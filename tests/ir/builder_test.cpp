@@ -1,6 +1,6 @@
-#include "resnet18_builder.hpp"
+#include "tests/ir/resnet18_builder.hpp"
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // and the text/builder parity test, which elaborates models/resnet18.net and compares layer by layer.
 #pragma once
 
-#include "builder.hpp"
+#include "lang/builder.hpp"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // Configuration tables as data: indexing lists and tuples, `for x in LIST`, nested lists and
 // file-level constants. Each construct is checked for what it computes (by the layers it makes)
 // and, in errors_test.cpp's style, for where its errors point.
-#include "lang_test_util.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Bad input, one case per error class: each must be a diagnostic with file:line:col, the source
 // line, a caret under the column and what was expected, never a crash or a hang.
-#include "lang_test_util.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // Helpers shared by the language tests.
 #pragma once
 
-#include "ir/ops.hpp"
-#include "parse.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

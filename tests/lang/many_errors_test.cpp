@@ -1,6 +1,6 @@
 // A `.net` file with several mistakes reports them all at once (at most kMaxErrors, then how many more),
 // each as file:line:col with the line and a caret, and recovery from one never hangs or cascades.
-#include "lang_test_util.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

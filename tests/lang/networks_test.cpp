@@ -1,6 +1,6 @@
 // Parse + elaborate small networks of each shape the language must express, checking output
 // shapes and parameter counts against figures derived by hand from torch.nn's definitions.
-#include "lang_test_util.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

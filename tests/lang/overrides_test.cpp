@@ -1,5 +1,5 @@
 // --set name=value replaces a network parameter's default.
-#include "lang_test_util.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Pooling output shapes in ceil mode, from .net text: PyTorch's last-window rule (lang/ir/ops.cpp,
 // window_output), which a ceil-mode shape reaches only when the last window would start in the
 // right padding.
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // models/resnet18.net and testing::resnet18_from_builder() must elaborate to the same IR.
-#include "ir/resnet18_builder.hpp"
-#include "lang_test_util.hpp"
+#include "tests/ir/resnet18_builder.hpp"
+#include "tests/lang/lang_test_util.hpp"
 
-#include "ir/ops.hpp"
-#include "parse.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Did-you-mean (lang/suggest.hpp): offered for real typos, withheld where the nearest name is another
 // word ("mish" is not a misspelt "min"), in both grammars.
-#include "parse.hpp"
-#include "suggest.hpp"
+#include "lang/parse.hpp"
+#include "lang/suggest.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // `simulate` on an .onnx as on a .net: the report, `--emit-net`, and the .net it writes simulating
 // to the same totals; the options that bind and forgive.
-#include "support/run_program.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <onnx/onnx_pb.h>
 

@@ -1,8 +1,8 @@
 // The .net text the importer writes (simulate --emit-net) elaborates to the network it came from:
 // the same ops, attributes, inputs and shapes layer by layer, so every count is the same.
-#include "onnx_test_util.hpp"
+#include "tests/onnx/onnx_test_util.hpp"
 
-#include "builder.hpp"
+#include "lang/builder.hpp"
 
 #include <onnx/onnx_pb.h>
 

@@ -1,7 +1,7 @@
 // Hostile and mistaken ONNX files, built here through the ONNX protobuf API: every one ends in a
 // lang::Error naming the file and what is wrong (the limits in lang/LANGUAGE.md, "ONNX"), never a
 // crash, a hang or a large allocation.
-#include "onnx_test_util.hpp"
+#include "tests/onnx/onnx_test_util.hpp"
 
 #include <onnx/onnx_pb.h>
 

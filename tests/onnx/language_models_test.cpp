@@ -6,7 +6,7 @@
 // models/bert_base.net and models/gpt2.net cite them). MACs: the zoo files count attention with one
 // fused `attention` layer, the export with its two MatMuls: the multiply-adds are the same, the
 // element-wise work around them (scale, mask, softmax) is counted per node in the import.
-#include "onnx_test_util.hpp"
+#include "tests/onnx/onnx_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

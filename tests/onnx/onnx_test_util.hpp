@@ -2,9 +2,9 @@
 #pragma once
 
 #include "engine/op_costs.hpp"
-#include "ir/network.hpp"
-#include "ir/ops.hpp"
-#include "parse.hpp"
+#include "lang/ir/network.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/parse.hpp"
 
 #include <string>
 

@@ -7,7 +7,7 @@
 // torchvision/models/*.py (e.g. MNASNet1_0_Weights.IMAGENET1K_V1: num_params 4383312, _ops 0.314).
 // "GFLOPS" there are multiply-accumulates, so they are compared with the engine's MACs, to half a unit
 // of the last published digit. Parameters are compared exactly.
-#include "onnx_test_util.hpp"
+#include "tests/onnx/onnx_test_util.hpp"
 
 #include <catch2/catch.hpp>
 

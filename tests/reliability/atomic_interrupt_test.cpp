@@ -1,7 +1,7 @@
 // Outputs that must not be left half-written or replaced by the wrong kind of file.
 // Interrupting a program while it writes its output: the target holds the old contents or the new,
 // whole, and no temporary is left behind (the writer defers SIGINT/SIGTERM until it is done).
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include "engine/io/atomic_file.hpp"
 

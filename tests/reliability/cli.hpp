@@ -1,8 +1,8 @@
 // Helpers for the tests that run the simulate program on hostile inputs and check its outputs.
 #pragma once
 
-#include "hostile.hpp"
-#include "support/run_program.hpp"
+#include "tests/reliability/hostile.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

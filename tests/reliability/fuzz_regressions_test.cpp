@@ -1,7 +1,7 @@
 // Inputs the fuzz targets (tests/fuzz) found crashing, hanging or running memory away, kept so they
 // stay fixed. Files under inputs/ (net/ and hw/) are run the way the fuzz targets run them; each
 // must end in a diagnostic or a report, within the fuzzers' own 5-second budget.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -5,9 +5,9 @@
 #include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "engine/timing.hpp"
-#include "parse.hpp"
-#include "support/finite_report.hpp"
-#include "support/fixed_device.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/finite_report.hpp"
+#include "tests/support/fixed_device.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // Time and memory bombs within the documented limits (issue #20, round two): small files that made
 // elaboration deep-copy 10^8 values, build layers of 500,000 inputs, or compute edit distances against
 // a megabyte-long name. Each must end, correct or refused, in well under 2 s.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // The simulate program on hostile inputs, run as a user would: a non-zero exit (not a signal), a
 // diagnostic on stderr, nothing on stdout, and with -o the previous file untouched and no temporary
 // left behind.
-#include "hostile.hpp"
-#include "support/run_program.hpp"
+#include "tests/reliability/hostile.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Figures that overflow or give no finite answer (issue #20, round two): refused, naming them, never
 // printed as inf, NaN, a negative count or a 63-digit number.
-#include "cli.hpp"
+#include "tests/reliability/cli.hpp"
 #include "engine/render/units.hpp"
 
 using namespace ridge::reliability::cli;

@@ -1,6 +1,6 @@
 // Hostile files: too big, binary, missing, unreadable, not files at all. Each is a diagnostic naming
 // the file, produced without reading more than the size limit.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Hostile `.hw` inputs: zero, negative, NaN, inf and absurd figures. Each is a diagnostic, or (where
 // the figure is legal but extreme) a simulation with finite results or a clear refusal.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

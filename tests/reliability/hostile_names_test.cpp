@@ -1,6 +1,6 @@
 // Valid input that was refused or mixed up because of names: automatic layer names that collided,
 // inputs with the same declared name merged. Issue #20, round two.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Hostile `.net` inputs: deep nesting, recursion, huge repetition counts, sizes that would overflow
 // 64-bit counts. Each must end in a diagnostic, quickly; none may crash, hang or eat memory.
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

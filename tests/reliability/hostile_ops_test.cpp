@@ -1,7 +1,7 @@
 // Hostile op arguments (issue #20): a window whose factors would wrap a 64-bit span
 // (lang/ir/ops/rules.cpp bounds each factor first) and adaptive pooling to 2^30 outputs (costed in
 // closed form in engine/costs/conv.cpp, no loop over outputs).
-#include "hostile.hpp"
+#include "tests/reliability/hostile.hpp"
 
 #include <catch2/catch.hpp>
 

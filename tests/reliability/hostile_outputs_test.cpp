@@ -1,6 +1,6 @@
 // Outputs that destroyed data (issue #20, round two): an output naming an input or another output,
 // partial outputs left by a failed run, `-` written as a file, a valid long name refused.
-#include "cli.hpp"
+#include "tests/reliability/cli.hpp"
 
 using namespace ridge::reliability::cli;
 

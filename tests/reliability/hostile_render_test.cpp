@@ -1,7 +1,7 @@
 // Outputs that were not valid whatever the names held (issue #20, round two): escape sequences reaching
 // the terminal, bytes that are not UTF-8 in SVG, a bare CR in an unquoted CSV field, a 100 KB layer
 // name padding every table row.
-#include "cli.hpp"
+#include "tests/reliability/cli.hpp"
 
 using namespace ridge::reliability::cli;
 

@@ -1,5 +1,5 @@
 // Inputs that declare the same name (issue #20, round two): kept apart, not merged or overwritten.
-#include "cli.hpp"
+#include "tests/reliability/cli.hpp"
 
 using namespace ridge::reliability::cli;
 

@@ -1,5 +1,5 @@
 // The cap on simulations per run covers the scaling rows too (issue #20, round two).
-#include "cli.hpp"
+#include "tests/reliability/cli.hpp"
 
 using namespace ridge::reliability::cli;
 

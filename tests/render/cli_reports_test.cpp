@@ -1,9 +1,9 @@
 // The report options of the simulate program, run as a user would: files appear, parse and render;
 // stdout stays one valid document per format.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
-#include "engine/json_parse.hpp"
-#include "support/run_program.hpp"
+#include "tests/engine/json_parse.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <filesystem>
 #include <map>

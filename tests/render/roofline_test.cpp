@@ -1,6 +1,6 @@
 // The roofline's geometry against the device's datasheet figures, and the rule that nothing sits
 // above the roof.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
 #include "engine/render/svg_roofline.hpp"
 

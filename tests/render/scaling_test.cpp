@@ -1,5 +1,5 @@
 // The data-parallel model's formulas (DESIGN.md "Timing models"), against hand numbers.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
 #include "engine/scaling.hpp"
 #include "engine/timing.hpp"

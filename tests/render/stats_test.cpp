@@ -1,5 +1,5 @@
 // Spearman's rank correlation, ties included, against hand-computed figures.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
 #include "engine/stats.hpp"
 

@@ -2,7 +2,7 @@
 // many browsers' test suites use; installed by .ci/setup), the PNG has the SVG's size and is not blank.
 // PNG is checked without a decoder: the IHDR chunk gives width and height, and the compressed pixel
 // data (IDAT) of a plot is far larger than that of a blank page of the same size.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
 #include "engine/render/svg_plots.hpp"
 #include "engine/render/svg_roofline.hpp"

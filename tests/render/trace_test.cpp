@@ -1,7 +1,7 @@
 // The timeline parses as JSON in Chrome's trace-event format, with the slices one training step has.
-#include "fixtures.hpp"
+#include "tests/render/fixtures.hpp"
 
-#include "engine/json_parse.hpp"
+#include "tests/engine/json_parse.hpp"
 #include "engine/render/trace.hpp"
 #include "engine/scaling.hpp"
 

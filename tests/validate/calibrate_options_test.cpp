@@ -1,11 +1,11 @@
 // calibrate's summary and options, fast: median_error on hand-made comparisons, --holdout as the
 // program parses it (refusals before any measurement), and --base (the PPP are fitted against the
 // base's datasheet figures, not this machine's ceilings) on one tiny network with a few repeats.
-#include "calibrate.hpp"
+#include "validate/calibrate.hpp"
 
-#include "parse.hpp"
-#include "support/fixed_device.hpp"
-#include "support/run_program.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/fixed_device.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The PPP fit on synthetic layer passes generated from a known PPP and launch overhead: the fit must
 // recover them, which is the whole claim of calibration.
-#include "fit.hpp"
+#include "validate/fit.hpp"
 
 #include <catch2/catch.hpp>
 

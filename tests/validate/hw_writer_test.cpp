@@ -1,8 +1,8 @@
 // What calibrate writes is a `.hw` that simulate reads: write, parse back with lang::parse_device,
 // compare figure by figure at the writer's 6 significant digits.
-#include "hw_writer.hpp"
+#include "validate/hw_writer.hpp"
 
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
 // Measurement and calibration end to end on small networks and small inputs (CI has two cores):
 // every layer timed, backward only where autograd computes one, and a calibrated `.hw` that parses.
-#include "calibrate.hpp"
-#include "hw_writer.hpp"
-#include "measure.hpp"
+#include "validate/calibrate.hpp"
+#include "validate/hw_writer.hpp"
+#include "validate/measure.hpp"
 
-#include "builder.hpp"
-#include "parse.hpp"
+#include "lang/builder.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

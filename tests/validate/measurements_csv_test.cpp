@@ -1,11 +1,11 @@
 // calibrate --measurements writes what simulate --measured reads: the CSV goes through simulate's own
 // reader (simulate::figures) and its points land on the roofline, one per measured layer pass.
-#include "measurements_csv.hpp"
+#include "validate/measurements_csv.hpp"
 
-#include "builder.hpp"
+#include "lang/builder.hpp"
 #include "simulate/report_options.hpp"
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // CUPTI's record handling on synthetic records: the join on correlation id, per-layer sums and the
 // kernel-family breakdown. Runs everywhere; no GPU or CUDA toolkit needed.
-#include "cupti/records.hpp"
+#include "validate/cupti/records.hpp"
 
 #include <catch2/catch.hpp>
 

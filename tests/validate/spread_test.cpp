@@ -1,7 +1,7 @@
 // The spread of repeats calibrate reports: the median, the coefficient of variation (sample stddev over
 // mean) and the 5 % line above which calibrate warns that the machine is noisy. Pure functions on
 // fixed numbers: no timing here.
-#include "spread.hpp"
+#include "validate/spread.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,12 +1,12 @@
 // Parity between the engine and the LibTorch program built from the IR: the same parameter count and
 // every layer's output shape, for the whole zoo; and every op of the spec table run on a batch > 1.
-#include "torch_program.hpp"
+#include "validate/torch_program.hpp"
 
-#include "builder.hpp"
+#include "lang/builder.hpp"
 #include "engine/op_costs.hpp"
-#include "ir/ops.hpp"
-#include "lower/lowering.hpp"
-#include "parse.hpp"
+#include "lang/ir/ops.hpp"
+#include "validate/lower/lowering.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

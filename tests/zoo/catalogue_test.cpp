@@ -2,9 +2,9 @@
 // device declares (a datasheet or measured peak of that precision), inference and training step, with
 // finite figures. A catalogue entry that fails as the README shows it is a broken promise.
 #include "engine/simulate.hpp"
-#include "ir/device.hpp"
-#include "parse.hpp"
-#include "support/finite_report.hpp"
+#include "lang/ir/device.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/finite_report.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 // bound, on the real zoo files.
 #include "engine/generation.hpp"
 #include "engine/simulate.hpp"
-#include "parse.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -10,9 +10,9 @@
 // Parameters are compared exactly; MACs within the published rounding (half a unit of the last
 // published digit).
 #include "engine/op_costs.hpp"
-#include "ir/network.hpp"
-#include "ir/ops.hpp"
-#include "parse.hpp"
+#include "lang/ir/network.hpp"
+#include "lang/ir/ops.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The CUPTI implementation of cupti/tracer.hpp. Compiled only where the CUDA toolkit is found, and
 // never beside a torch header. It only translates CUPTI's activity structs into records.hpp's plain
 // records; every decision about them is made (and tested) there.
-#include "cupti/tracer.hpp"
+#include "validate/cupti/tracer.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>

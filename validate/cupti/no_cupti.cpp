@@ -1,5 +1,5 @@
 // tracer.hpp where the build has no CUDA toolkit: GPU measurement reports that it is unavailable.
-#include "cupti/tracer.hpp"
+#include "validate/cupti/tracer.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "records.hpp"
+#include "validate/cupti/records.hpp"
 
 #include <algorithm>
 #include <array>

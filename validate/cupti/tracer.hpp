@@ -3,7 +3,7 @@
 // header; measure.cpp reaches it only through this header.
 #pragma once
 
-#include "cupti/records.hpp"
+#include "validate/cupti/records.hpp"
 
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
 // LibTorch forms of convolution, pooling and resampling, for 1 to 3 spatial axes.
-#include "lower/lowering.hpp"
+#include "validate/lower/lowering.hpp"
 
 namespace ridge::validate::lower {
 namespace {

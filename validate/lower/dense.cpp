@@ -1,5 +1,5 @@
 // LibTorch forms of linear, matmul, embeddings, learned tensors, attention and recurrent layers.
-#include "lower/lowering.hpp"
+#include "validate/lower/lowering.hpp"
 
 #include <cmath>
 #include <limits>

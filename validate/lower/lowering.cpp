@@ -1,4 +1,4 @@
-#include "lower/lowering.hpp"
+#include "validate/lower/lowering.hpp"
 
 #include <cmath>
 #include <stdexcept>

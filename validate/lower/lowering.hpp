@@ -3,7 +3,7 @@
 // program (torch_program.cpp) looks rows up by op. Internal to validate.
 #pragma once
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <ATen/ATen.h>
 

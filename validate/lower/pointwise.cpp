@@ -1,5 +1,5 @@
 // LibTorch forms of arithmetic, math functions and activations.
-#include "lower/lowering.hpp"
+#include "validate/lower/lowering.hpp"
 
 namespace ridge::validate::lower {
 namespace {

@@ -1,5 +1,5 @@
 // LibTorch forms of views, copies, reductions and softmax.
-#include "lower/lowering.hpp"
+#include "validate/lower/lowering.hpp"
 
 namespace ridge::validate::lower {
 namespace {

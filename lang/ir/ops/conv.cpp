@@ -1,7 +1,7 @@
 // Convolution, pooling and resampling over channels-first inputs [C, *spatial] with 1 to 3 spatial
 // axes (torch's Conv1d/2d/3d and friends, picked by the input's rank).
-#include "ir/ops/families.hpp"
-#include "ir/ops/rows.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rows.hpp"
 
 namespace ridge::ir::families {
 namespace {

@@ -1,6 +1,6 @@
 // Ops with weight matrices: linear, matmul, embeddings, learned tensors, attention and recurrent layers.
-#include "ir/ops/families.hpp"
-#include "ir/ops/rows.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rows.hpp"
 
 namespace ridge::ir::families {
 namespace {

@@ -2,7 +2,7 @@
 // (ir/ops.cpp) concatenates them; an op is named in its family file only.
 #pragma once
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // Normalisation: batch, layer, RMS, group and instance norm.
-#include "ir/ops/families.hpp"
-#include "ir/ops/rows.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rows.hpp"
 
 namespace ridge::ir::families {
 namespace {

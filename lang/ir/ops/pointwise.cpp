@@ -1,6 +1,6 @@
 // Arithmetic, math functions and activations: one output element per (broadcast) input element.
-#include "ir/ops/families.hpp"
-#include "ir/ops/rows.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rows.hpp"
 
 namespace ridge::ir::families {
 namespace {

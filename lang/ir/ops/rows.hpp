@@ -3,7 +3,7 @@
 // lang/ir/ops.
 #pragma once
 
-#include "ir/ops/rules.hpp"
+#include "lang/ir/ops/rules.hpp"
 
 namespace ridge::ir::rows {
 

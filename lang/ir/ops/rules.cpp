@@ -1,4 +1,4 @@
-#include "ir/ops/rules.hpp"
+#include "lang/ir/ops/rules.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // Helpers the op families' shape and parameter rules share. Internal to lang/ir.
 #pragma once
 
-#include "ir/ops.hpp"
+#include "lang/ir/ops.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
 // Views, copies, reductions and softmax: ops that move or reduce values without weights.
-#include "ir/ops/families.hpp"
-#include "ir/ops/rows.hpp"
+#include "lang/ir/ops/families.hpp"
+#include "lang/ir/ops/rows.hpp"
 
 #include <algorithm>
 #include <numeric>
