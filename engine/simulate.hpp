@@ -71,9 +71,11 @@ Report simulate(const Workload& workload, const ir::Device& device, Detail detai
 
 // Many configurations of one network: each (batch, precision) workload computed once, then timed on
 // every device asked for. totals() equals simulate(network, device, {batch, precision, ...}).totals.
+// A Sweep refers to its network, which must outlive it (a temporary cannot be given).
 class Sweep {
  public:
   explicit Sweep(const ir::Network& network, Options options = {});
+  explicit Sweep(ir::Network&&, Options = {}) = delete;
   Totals totals(const ir::Device& device, std::int64_t batch, ir::Precision precision);
 
  private:
