@@ -149,11 +149,6 @@ PYBIND11_MODULE(_ridge, m) {
       .def_property_readonly("name", [](const Device& d) { return d.ir->name; })
       .def_property_readonly("count", [](const Device& d) { return d.ir->count; });
   py::class_<RunResults>(m, "Results")
-      .def("tables", [](const RunResults& r) {
-        py::dict out;
-        for (const engine::render::Table& t : engine::render::tables(r.results)) out[py::str(t.name)] = table_columns(t);
-        return out;
-      })
       .def("table", [](const RunResults& r, const std::string& name) { return table_columns(engine::render::table(r.results, name)); })
       .def("json", [](const RunResults& r) { return engine::render::json(r.results); })
       .def("csv", [](const RunResults& r, const std::string& name) { return engine::render::csv(engine::render::table(r.results, name)); })

@@ -215,7 +215,6 @@ int main(int argc, char** argv) {
       return std::move(imported.network);
     }();
     for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
-    engine::check_work(hw_paths.size() * precisions.size() * batches.size(), network.layers.size(), net_path);
     engine::Plan plan;
     plan.network = std::make_shared<const ir::Network>(network);
     plan.device_files = hw_paths;
@@ -310,11 +309,14 @@ int main(int argc, char** argv) {
         (!chosen.shapes_rows || !one_report || depth > 0 || shape.top > 0))
       throw std::invalid_argument("--measured puts measured times beside the predictions of one report in the table "
                                   "(one device, batch and dtype, no --depth or --top), or on the --svg roofline");
+    // Read once, before anything is simulated: the table and the rooflines both show them.
+    const std::vector<engine::Measurement> measured =
+        report_options.measured.empty() ? std::vector<engine::Measurement>{} : simulate::load_measurements(report_options.measured);
     if (!report_options.measured.empty() && chosen.shapes_rows && one_report && depth == 0 && shape.top == 0)
-      shape.measured = simulate::load_measurements(report_options.measured);
+      shape.measured = measured;
 
     const engine::Results results = engine::run(plan);
-    const simulate::Figures figures = simulate::figures(report_options, results, devices);
+    const simulate::Figures figures = simulate::figures(report_options, results, devices, measured);
 
     // Every file the run makes, rendered before any is written: the report (-o), its side tables,
     // the figures, the .net text.

@@ -128,13 +128,12 @@ ScalingPlan scaling_plan(const ReportOptions& o) {
   return p;
 }
 
-Figures figures(const ReportOptions& o, const Results& results, const std::vector<ir::Device>& devices) {
+Figures figures(const ReportOptions& o, const Results& results, const std::vector<ir::Device>& devices,
+                const std::vector<Measurement>& measured) {
   Figures out;
   const std::vector<Report>& reports = results.reports;
   const bool correlate = results.correlation.has_value();
   if (!o.svg.empty()) {
-    const std::vector<render::Measurement> measured =
-        o.measured.empty() ? std::vector<render::Measurement>{} : load_measurements(o.measured);
     auto device_of = [&](const Report& r) -> const ir::Device* {
       for (const ir::Device& d : devices)
         if (d.id == r.device.id) return &d;

@@ -46,12 +46,14 @@ std::vector<ir::Precision> parse_precisions(const std::string& text);
 // the correlation table and the latency-vs-FLOPs plot.
 std::vector<std::string> take_networks(std::vector<std::string>& device_paths);
 
-// The files --svg and --trace ask for, rendered from the results: (path, contents), for the caller to
-// write with its own output, all or none; and the lines to print under the table about them.
+// The files --svg and --trace ask for, rendered from the results (with the --measured times, loaded
+// once by the caller, on the rooflines): (path, contents), for the caller to write with its own output,
+// all or none; and the lines to print under the table about them.
 struct Figures {
   std::vector<std::pair<std::string, std::string>> files;
   std::vector<std::string> notes;
 };
-Figures figures(const ReportOptions& options, const engine::Results& results, const std::vector<ir::Device>& devices);
+Figures figures(const ReportOptions& options, const engine::Results& results, const std::vector<ir::Device>& devices,
+                const std::vector<engine::Measurement>& measured);
 
 }  // namespace ridge::simulate

@@ -59,7 +59,7 @@ TEST_CASE("simulate --measured reads what calibrate --measurements writes") {
   o.measured = (dir / "m.csv").string();
   engine::Results results;
   results.reports.push_back(report);
-  const simulate::Figures figures = simulate::figures(o, results, {dev});
+  const simulate::Figures figures = simulate::figures(o, results, {dev}, simulate::load_measurements(o.measured));
   REQUIRE(figures.files.size() == 1);
   CHECK(figures.files.front().first == o.svg);
   const std::string& svg = figures.files.front().second;
