@@ -279,12 +279,13 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   const double bw = r.device.bandwidth;
   const double launch = r.device.launch_overhead_s;
 
-  // PPP per op class and pass, looked up once.
+  // PPP per op class and pass, looked up once; read at each pass's size below.
   constexpr std::size_t kClasses = 5;
-  std::array<std::array<Ppp, 2>, kClasses> ppps;
+  std::array<std::array<PppRule, 3>, kClasses> ppps;
   for (std::size_t k = 0; k < kClasses; ++k) {
-    ppps[k][0] = ppp(device, static_cast<ir::OpClass>(k), ir::Pass::Forward);
-    ppps[k][1] = ppp(device, static_cast<ir::OpClass>(k), ir::Pass::Backward);
+    ppps[k][0] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::Forward);
+    ppps[k][1] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::Backward);
+    ppps[k][2] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::ForwardTrain);
   }
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
@@ -294,10 +295,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const OpCost& c = w.costs[id];
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    const Ppp& fwd_ppp = ppps[k][0];
-    const Ppp& bwd_ppp = ppps[k][1];
+    const Ppp fwd_ppp = ppps[k][0].at(c.forward);
+    const Ppp bwd_ppp = ppps[k][1].at(c.backward);
     const PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch);
-    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, fwd_ppp, launch);
+    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch);
     const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
@@ -335,7 +336,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
 
   // The optimizer step, timed with the elementwise backward PPP.
   const PassTime update_time = time_pass(w.update, r.device.vector_peak_used, bw,
-                                         ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward), launch);
+                                         ppp(device, ir::OpClass::Elementwise, ir::Pass::Backward, w.update), launch);
   t.roofline_update_s = update_time.roofline_s;
   t.time_update_s = update_time.paleo_s;
   if (opt.recompute == Recompute::Full) t.time_recompute_s = t.time_fwd_train_s;

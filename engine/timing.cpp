@@ -63,18 +63,59 @@ Ppp default_ppp(ir::OpClass op_class, ir::Pass) {
   return {0.5, 0.8};
 }
 
-Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) {
-  Ppp r = default_ppp(op_class, pass);
-  const ir::Efficiency* per_pass = nullptr;
-  const ir::Efficiency* both = nullptr;
-  if (const auto it = device.ppp.find({op_class, pass}); it != device.ppp.end()) per_pass = &it->second;
-  if (const auto it = device.ppp.find({op_class, std::nullopt}); it != device.ppp.end()) both = &it->second;
-  for (const ir::Efficiency* e : {both, per_pass}) {   // the per-pass figure, looked at last, wins
+double fraction_at(const ir::SizeCurve& curve, double size) {
+  const auto& p = curve.points;
+  if (p.empty()) return 1.0;
+  if (!(size > p.front().size)) return p.front().fraction;
+  if (size >= p.back().size) return p.back().fraction;
+  std::size_t i = 1;
+  while (p[i].size < size) ++i;   // p[i - 1].size < size <= p[i].size
+  const double x = std::log(size / p[i - 1].size) / std::log(p[i].size / p[i - 1].size);
+  return p[i - 1].fraction + x * (p[i].fraction - p[i - 1].fraction);
+}
+
+PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) {
+  PppRule r{default_ppp(op_class, pass)};
+  // Looked at in this order, a later entry's figure winning: both passes, then (for the training-mode
+  // forward) the forward, then the pass itself.
+  const auto entry = [&](std::optional<ir::Pass> p) -> const ir::Efficiency* {
+    const auto it = device.ppp.find({op_class, p});
+    return it == device.ppp.end() ? nullptr : &it->second;
+  };
+  const ir::Efficiency* both = entry(std::nullopt);
+  const ir::Efficiency* forward = pass == ir::Pass::ForwardTrain ? entry(ir::Pass::Forward) : nullptr;
+  const ir::Efficiency* per_pass = entry(pass);
+  const auto checked_curve = [&](const ir::SizeCurve& c, std::string_view what) {
+    for (const auto& point : c.points) checked_ppp(ir::Figure{point.fraction, c.source}, op_class, what);
+    return &c;
+  };
+  for (const ir::Efficiency* e : {both, forward, per_pass}) {
     if (!e) continue;
-    if (e->compute) r.compute = checked_ppp(*e->compute, op_class, "compute"), r.compute_default = false;
-    if (e->memory) r.memory = checked_ppp(*e->memory, op_class, "memory"), r.memory_default = false;
+    if (e->compute) {
+      r.flat.compute = checked_ppp(*e->compute, op_class, "compute"), r.flat.compute_default = false;
+      r.compute_curve = nullptr;
+    } else if (e->compute_curve && !e->compute_curve->points.empty()) {
+      r.compute_curve = checked_curve(*e->compute_curve, "compute"), r.flat.compute_default = false;
+    }
+    if (e->memory) {
+      r.flat.memory = checked_ppp(*e->memory, op_class, "memory"), r.flat.memory_default = false;
+      r.memory_curve = nullptr;
+    } else if (e->memory_curve && !e->memory_curve->points.empty()) {
+      r.memory_curve = checked_curve(*e->memory_curve, "memory"), r.flat.memory_default = false;
+    }
   }
   return r;
+}
+
+Ppp PppRule::at(const PassCost& cost) const {
+  Ppp p = flat;
+  if (compute_curve) p.compute = fraction_at(*compute_curve, cost.flops);
+  if (memory_curve) p.memory = fraction_at(*memory_curve, cost.bytes());
+  return p;
+}
+
+Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass, const PassCost& cost) {
+  return ppp_rule(device, op_class, pass).at(cost);
 }
 
 LaunchOverhead launch_overhead(const ir::Device& device) {

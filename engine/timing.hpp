@@ -43,15 +43,33 @@ PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precisio
 // The device's memory bandwidth (B/s). Throws SimulationError when the device gives none.
 double bandwidth(const ir::Device& device);
 
-// The PPP of an op class and pass: the device's figure for that pass, else its figure for both
-// passes, else the default below. Each of compute and memory is looked up on its own.
+// The PPP one pass of one layer is timed with.
 struct Ppp {
   double compute = 1.0;
   double memory = 1.0;
   bool compute_default = true;   // true: a default, not the device's figure
   bool memory_default = true;
 };
-Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass);
+
+// A PPP curve over op size read at `size`: linear in log(size) between two points; below the first
+// point and above the last, the end point's fraction (nothing is extrapolated past what was measured
+// or published). Calculon reads its tables as steps; interpolating avoids a jump in time where an op
+// crosses a threshold by one FLOP.
+double fraction_at(const ir::SizeCurve& curve, double size);
+
+// The PPP of an op class and pass as the device states it, before the op's size is known: the
+// device's entry for that pass, else its entry for both passes, else the default below. Each of
+// compute and memory is looked up on its own, as a figure or as a curve over size. Refers to the
+// device's curves: the device must outlive it.
+struct PppRule {
+  Ppp flat;                                     // the figures, where no curve is given
+  const ir::SizeCurve* compute_curve = nullptr; // over the pass's FLOPs
+  const ir::SizeCurve* memory_curve = nullptr;  // over the pass's bytes
+  Ppp at(const PassCost& cost) const;           // the PPP of one pass of that size
+};
+PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass);
+// ppp_rule(...).at(cost): the PPP of one pass of the op class on the device.
+Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass, const PassCost& cost = {});
 
 // The defaults used before calibration (every catalogue GPU runs on them: no catalogue .hw sets a PPP).
 // Why these values:

@@ -60,7 +60,8 @@ std::vector<engine::Measurement> load_measurements(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#' || (n == 1 && line.rfind("layer", 0) == 0)) continue;
     const std::vector<std::string> f = split(line, ',');
-    const auto pass = f.size() == 3 ? ir::pass_from_name(f[1]) : std::nullopt;
+    auto pass = f.size() == 3 ? ir::pass_from_name(f[1]) : std::nullopt;
+    if (pass == ir::Pass::ForwardTrain) pass.reset();   // measured files hold inference forward and backward
     double s = 0;
     const auto [end, ec] = f.size() == 3 ? std::from_chars(f[2].data(), f[2].data() + f[2].size(), s)
                                          : std::from_chars_result{nullptr, std::errc::invalid_argument};

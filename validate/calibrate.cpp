@@ -176,18 +176,18 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
       if (lt.backward) add_gpu(*lt.backward);
     }
     const double bw = m.before.device.bandwidth;
-    // Three kinds of sample: eval forward, training-mode forward (both fit the forward PPP, as the
-    // engine times both with it) and backward; each kind's network time T weights its rows (fit.hpp).
+    // Three kinds of sample: eval forward, training-mode forward and backward, each fitting the PPP of
+    // its pass; each kind's network time T weights its rows (fit.hpp).
     std::array<std::vector<FitSample>, 3> kinds;
     for (const LayerTiming& lt : m.timing.layers) {
       const engine::LayerRow& row = m.before.layers.at(lt.id);
       const auto add = [&](std::size_t kind, const engine::PassCost& cost, ir::Pass pass, double t) {
         if (cost.kernels == 0 || !(t > 0) || cn.holdout) return;   // views run nothing to fit
         kinds[kind].push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
-                               static_cast<double>(cost.kernels), t});
+                               static_cast<double>(cost.kernels), t, 0.0, cost.flops, cost.bytes()});
       };
       add(0, row.fwd, ir::Pass::Forward, lt.forward.median_s);
-      if (lt.forward_train) add(1, row.fwd_train, ir::Pass::Forward, lt.forward_train->median_s);
+      if (lt.forward_train) add(1, row.fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
       if (lt.backward) add(2, row.bwd, ir::Pass::Backward, lt.backward->median_s);
     }
     for (auto& kind : kinds) {
@@ -201,7 +201,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
   if (samples.empty()) throw std::invalid_argument("calibrate: no network to fit (all are held out, or none runs a kernel)");
 
   say("fitting PPP to " + std::to_string(samples.size()) + " layer passes");
-  result.fit = fit_ppp(samples);
+  result.fit = fit_ppp(samples, o.fit);
 
   ir::Device& d = result.device;
   d = result.before;
@@ -209,9 +209,17 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
                              std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)) + ")";
   for (const auto& [key, g] : result.fit.groups) {
     ir::Efficiency e;
-    if (g.compute_ppp) e.compute = ir::Figure{*g.compute_ppp, fitted + ", " + std::to_string(g.samples) + " layers"};
-    if (g.memory_ppp) e.memory = ir::Figure{*g.memory_ppp, fitted + ", " + std::to_string(g.samples) + " layers"};
-    if (e.compute || e.memory) d.ppp[{key.first, key.second}] = e;
+    const std::string source = fitted + ", " + std::to_string(g.samples) + " layers";
+    const auto by_size = [&](const ir::SizeCurve& c, std::string_view of) {
+      ir::SizeCurve out = c;
+      out.source = source + ", by " + std::string(of) + " in bands of " + std::to_string(o.fit.band_decades).substr(0, 3) + " decade";
+      return out;
+    };
+    if (g.compute_curve) e.compute_curve = by_size(*g.compute_curve, "FLOPs");
+    else if (g.compute_ppp) e.compute = ir::Figure{*g.compute_ppp, source};
+    if (g.memory_curve) e.memory_curve = by_size(*g.memory_curve, "bytes");
+    else if (g.memory_ppp) e.memory = ir::Figure{*g.memory_ppp, source};
+    if (e.compute || e.memory || e.compute_curve || e.memory_curve) d.ppp[{key.first, key.second}] = e;
   }
   // A `.hw` figure must be positive: a fit that finds no launch overhead leaves the figure out.
   if (result.fit.launch_overhead > 0) d.launch_overhead = ir::Figure{result.fit.launch_overhead, fitted + ", per kernel"};

@@ -37,6 +37,9 @@ struct CalibrateOptions {
   // two-thread runs twice as badly). The calibrated .hw records the count it was fitted for. One
   // thread measures more steadily on a shared machine, where a team of threads waits for its slowest.
   int threads = 0;
+  // How the PPP are fitted: by default one per band of op sizes (FitOptions::by_size), written to the
+  // .hw as curves over size.
+  FitOptions fit{.by_size = true};
 };
 
 struct LayerComparison {

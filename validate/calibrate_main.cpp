@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <array>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -103,6 +104,18 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
                 std::string(ir::pass_name(key.second)).c_str(),
                 g.compute_ppp ? std::to_string(*g.compute_ppp).substr(0, 6).c_str() : "-",
                 g.memory_ppp ? std::to_string(*g.memory_ppp).substr(0, 6).c_str() : "-", g.samples);
+  for (const auto& [key, g] : r.fit.groups)
+    for (const auto& [what, curve] : {std::pair{"compute", &g.compute_curve}, std::pair{"memory", &g.memory_curve}}) {
+      if (!*curve || (*curve)->points.size() < 2) continue;
+      std::string points;
+      for (const auto& p : (*curve)->points) {
+        std::array<char, 48> buf{};
+        std::snprintf(buf.data(), buf.size(), "%s%.3g: %.3f", points.empty() ? "" : ", ", p.size, p.fraction);
+        points += buf.data();
+      }
+      std::printf("  %-14s %-8s %-7s by size [%s]\n", std::string(ir::op_class_name(key.first)).c_str(),
+                  std::string(ir::pass_name(key.second)).c_str(), what, points.c_str());
+    }
   if (all_layers) {
     std::printf("\nPer layer (ms; error = predicted vs measured; '!' = measured below the roofline bound;\n"
                 "pass: fwd = inference forward, trn = training-mode forward, bwd = backward):\n");
@@ -160,6 +173,7 @@ int main(int argc, char** argv) {
   validate::MeasureOptions mo;
   validate::CeilingOptions co;
   bool layers = true;
+  double size_bands = 1.0, smoothing = validate::FitOptions{}.smoothing;
   app.add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--batch", batch, "samples per batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
   app.add_option("--dtype", dtype, "fp32, fp16, bf16, tf32, fp64")->capture_default_str();
@@ -180,6 +194,12 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", mo.repeats, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
   app.add_option("--budget", mo.budget_s, "seconds per layer pass before repeats stop")->capture_default_str();
   app.add_option("--gemm-size", co.gemm_size, "N of the N^3 GEMM ceiling")->capture_default_str();
+  app.add_option("--size-bands", size_bands,
+                 "width, in decades of a pass's FLOPs and bytes, of the bands of op sizes a PPP is fitted per "
+                 "(written as curves over size); 0: one PPP per op class and pass")
+      ->capture_default_str()->check(CLI::Range(0.0, 20.0));
+  app.add_option("--smoothing", smoothing, "how strongly neighbouring size bands are tied together (0: not at all)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e6));
   app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
   app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
   CLI11_PARSE(app, argc, argv);
@@ -198,6 +218,7 @@ int main(int argc, char** argv) {
     if (!base.empty()) o.base = lang::load_device(lang::resolve_device_path(base));
     o.date = today();
     o.threads = threads;
+    o.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
     mo.stop = &g_stop;
     mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };
     co.stop = &g_stop;

@@ -37,14 +37,22 @@ struct FitSample {
   double kernels = 0.0;        // kernel launches
   double measured = 0.0;       // s, > 0
   double network_time = 0.0;   // s: the network's time for this pass (sum of its layers); 0: unknown
+  double flops = 0.0;          // the pass's size, for a PPP over size: FLOPs (compute) ...
+  double bytes = 0.0;          // ... and bytes (memory)
 };
 
 using GroupKey = std::pair<ir::OpClass, ir::Pass>;
 
 struct GroupFit {
-  // Absent where the group's samples carry no signal for that term (e.g. no FLOPs at all).
+  // Absent where the group's samples carry no signal for that term (e.g. no FLOPs at all). Fitted by
+  // size, the PPP the group's samples reached together (their compute or memory time at peak over
+  // the time the curve gives them).
   std::optional<double> compute_ppp;
   std::optional<double> memory_ppp;
+  // Fitted by size (FitOptions::by_size): the PPP over the pass's FLOPs and bytes, a point per band
+  // of sizes that has samples, at the geometric mean of their sizes. Source left empty.
+  std::optional<ir::SizeCurve> compute_curve;
+  std::optional<ir::SizeCurve> memory_curve;
   std::size_t samples = 0;
 };
 
@@ -52,6 +60,14 @@ struct FitOptions {
   bool fit_launch_overhead = true;
   // Used instead of a fitted λ when fit_launch_overhead is false (s per kernel).
   double launch_overhead = 0.0;
+  // A PPP per band of op sizes (issue #16: one PPP cannot hold for a 3x3 convolution on a 56x56 map
+  // and a 1x1 convolution on a 1x1 map). Bands are `band_decades` wide in log10 of the pass's FLOPs
+  // (compute) and bytes (memory). Neighbouring bands are tied by `smoothing`: a row
+  // smoothing·(u_b − u_b+1) = 0 per pair, so a band with few samples leans on its neighbours
+  // rather than swinging between runs. u = 1/PPP.
+  bool by_size = false;
+  double band_decades = 1.0;
+  double smoothing = 0.1;
 };
 
 struct FitResult {

@@ -62,6 +62,15 @@ struct Writer {
   void ppp(const std::string& key, const ir::Figure& f) {
     if (usable(key, f.value)) figure(key, number(std::min(f.value, 1.0)), f.source);
   }
+  // `[1 GFLOP: 0.6, 16 GFLOP: 0.9]`, points that are not positive left out.
+  template <class Format>
+  void curve(const std::string& key, const ir::SizeCurve& c, Format&& format_size) {
+    std::string text;
+    for (const auto& p : c.points)
+      if (usable(key, p.size) && usable(key, p.fraction))
+        text += (text.empty() ? "[" : ", ") + format_size(p.size) + ": " + number(std::min(p.fraction, 1.0));
+    if (!text.empty()) figure(key, text + "]", c.source);
+  }
 };
 
 }  // namespace
@@ -107,7 +116,9 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     std::string base = "ppp." + std::string(ir::op_class_name(key.first)) + ".";
     if (key.second) base += std::string(ir::pass_name(*key.second)) + ".";
     if (eff.compute) w.ppp(base + "compute", *eff.compute);
+    else if (eff.compute_curve) w.curve(base + "compute", *eff.compute_curve, [](double v) { return with_prefix(v, "FLOP"); });
     if (eff.memory) w.ppp(base + "memory", *eff.memory);
+    else if (eff.memory_curve) w.curve(base + "memory", *eff.memory_curve, format_bytes);
   }
   for (const auto& [p, f] : d.measured_peak) w.figure("measured." + std::string(ir::precision_name(p)), f.value, f.source, format_flops);
   if (d.measured_bandwidth) w.figure("measured.bandwidth", d.measured_bandwidth->value, d.measured_bandwidth->source, format_bandwidth);

@@ -35,7 +35,18 @@ struct Word : x3::position_tagged {
   std::string text;
 };
 
-struct Value : x3::variant<Quantity, Text, Word> {
+// `1 GFLOP: 0.6`: one point of a PPP curve over op size.
+struct CurvePoint : x3::position_tagged {
+  Quantity size;
+  Quantity fraction;
+};
+
+// `[1 MFLOP: 0.2, 1 GFLOP: 0.6]`: a PPP curve over op size.
+struct Curve : x3::position_tagged {
+  std::vector<CurvePoint> points;
+};
+
+struct Value : x3::variant<Quantity, Text, Word, Curve> {
   using base_type::base_type;
   using base_type::operator=;
 };

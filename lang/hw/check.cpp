@@ -31,7 +31,7 @@ std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   const std::string link = parts.size() == 3 ? parts[1] : "nvlink";
   for (const char* field : {".bandwidth", ".latency", ".efficiency"}) keys.push_back("link." + link + field);
   for (const std::string_view c : {"matmul", "elementwise", "normalization", "pooling", "data_movement"})
-    for (const std::string_view pass : {"", ".forward", ".backward"})
+    for (const std::string_view pass : {"", ".forward", ".backward", ".forward_train"})
       for (const char* what : {".compute", ".memory"})
         keys.push_back("ppp." + std::string(c) + std::string(pass) + what);
   return keys;
@@ -174,17 +174,42 @@ class Checker {
 
   // A figure: a number with a unit of the key's dimension, finite and positive, with a source.
   std::optional<ir::Figure> figure(const ast::Entry& entry, Dimension dimension) {
-    const std::string expected = std::string(dimension_noun(dimension)) + " such as '" +
-                                 std::string(dimension_example(dimension)) + "'";
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     if (!quantity) {
-      error_value(entry.value, "'" + entry.key.text + "' takes " + expected);
+      error_value(entry.value, "'" + entry.key.text + "' takes " + expected(dimension));
       return std::nullopt;
     }
+    const auto value = checked(*quantity, entry.key.text, dimension);
+    if (!value) return std::nullopt;
+    auto source = source_of(entry);
+    if (!source) return std::nullopt;
+    return ir::Figure{*value, std::move(*source)};
+  }
+
+  static std::string expected(Dimension dimension) {
+    return std::string(dimension_noun(dimension)) + " such as '" + std::string(dimension_example(dimension)) + "'";
+  }
+
+  // The entry's source: its own `source "..."`, else the sticky one; an error when there is none.
+  std::optional<std::string> source_of(const ast::Entry& entry) {
+    std::string source = entry.source ? entry.source->text : sticky_;
+    if (source.empty()) {
+      error(entry.key, "figure '" + entry.key.text +
+                           "' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it");
+      return std::nullopt;
+    }
+    return source;
+  }
+
+  // A number with a unit of `dimension` (none for a fraction), finite and positive once the unit is
+  // applied, and at most 1 for a fraction; in SI base units. Errors name `key`.
+  std::optional<double> checked(const ast::Quantity& q, const std::string& key, Dimension dimension) {
+    const ast::Quantity* quantity = &q;
+    const std::string expected = Checker::expected(dimension);
     double scale = 1.0;
     if (!quantity->unit) {
       if (dimension != Dimension::Fraction) {
-        error_at(end_of(*quantity), "missing unit: '" + entry.key.text + "' takes " + expected);
+        error_at(end_of(*quantity), "missing unit: '" + key + "' takes " + expected);
         return std::nullopt;
       }
     } else {
@@ -193,45 +218,39 @@ class Checker {
       if (!unit) {
         const std::string hint = suggest_unit(spelled);
         error(*quantity->unit, "unknown unit '" + spelled + "'" +
-                                   (hint.empty() ? "; '" + entry.key.text + "' takes " + expected
+                                   (hint.empty() ? "; '" + key + "' takes " + expected
                                                  : "; did you mean '" + hint + "'?"));
         return std::nullopt;
       }
       if (unit->dimension != dimension) {
         error(*quantity->unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
-                                   entry.key.text + "' takes " + expected);
+                                   key + "' takes " + expected);
         return std::nullopt;
       }
       scale = unit->scale;
     }
     const double value = quantity->number * scale;
     if (!std::isfinite(quantity->number)) {
-      error(*quantity, "'" + entry.key.text + "' must be a finite number, found " + format_number(quantity->number));
+      error(*quantity, "'" + key + "' must be a finite number, found " + format_number(quantity->number));
       return std::nullopt;
     }
     if (!std::isfinite(value)) {
       // Finite as written, not once its unit is applied (1e300 PiB): checked after the scaling.
-      error(*quantity, "'" + entry.key.text + "' overflows a double once its unit is applied (" + format_number(quantity->number) +
+      error(*quantity, "'" + key + "' overflows a double once its unit is applied (" + format_number(quantity->number) +
                            " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
       return std::nullopt;
     }
     if (value <= 0.0) {
-      error(*quantity, "'" + entry.key.text + "' must be positive, found " + format_number(quantity->number));
+      error(*quantity, "'" + key + "' must be positive, found " + format_number(quantity->number));
       return std::nullopt;
     }
     if (dimension == Dimension::Fraction && value > 1.0) {
-      error(*quantity, "'" + entry.key.text + "' is a fraction of peak in (0, 1], found " +
+      error(*quantity, "'" + key + "' is a fraction of peak in (0, 1], found " +
                            format_number(quantity->number) + (quantity->unit ? " %" : "") +
                            "; write '0.7' or '70 %'");
       return std::nullopt;
     }
-    std::string source = entry.source ? entry.source->text : sticky_;
-    if (source.empty()) {
-      error(entry.key, "figure '" + entry.key.text +
-                           "' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it");
-      return std::nullopt;
-    }
-    return ir::Figure{value, std::move(source)};
+    return value;
   }
 
   void assign(std::optional<ir::Figure>& slot, const ast::Entry& entry, Dimension dimension) {
@@ -261,15 +280,47 @@ class Checker {
       pass = ir::pass_from_name(parts[2]);
       if (!pass)
         return error(entry.key, "unknown pass '" + parts[2] + "' in '" + entry.key.text +
-                                    "'; expected forward or backward");
+                                    "'; expected forward, backward or forward_train");
     }
     const std::string& what = parts.back();
     if (what != "compute" && what != "memory")
       return error(entry.key, "'" + entry.key.text + "' must end in '.compute' or '.memory'");
-    if (auto f = figure(entry, Dimension::Fraction)) {
+    const bool compute = what == "compute";
+    if (const auto* curve = boost::get<ast::Curve>(&entry.value.get())) {
+      if (auto c = size_curve(entry, *curve, compute ? Dimension::Work : Dimension::Size)) {
+        ir::Efficiency& e = device_.ppp[{*op_class, pass}];
+        (compute ? e.compute_curve : e.memory_curve) = std::move(c);
+      }
+    } else if (auto f = figure(entry, Dimension::Fraction)) {
       ir::Efficiency& e = device_.ppp[{*op_class, pass}];
-      (what == "compute" ? e.compute : e.memory) = std::move(f);
+      (compute ? e.compute : e.memory) = std::move(f);
     }
+  }
+
+  // `[1 GFLOP: 0.6, 16 GFLOP: 0.9]`: sizes of `dimension` (FLOPs for compute, bytes for memory),
+  // strictly increasing, each with a fraction in (0, 1].
+  std::optional<ir::SizeCurve> size_curve(const ast::Entry& entry, const ast::Curve& curve, Dimension dimension) {
+    ir::SizeCurve out;
+    bool ok = true;
+    for (const ast::CurvePoint& point : curve.points) {
+      const auto size = checked(point.size, "a point's size in " + entry.key.text, dimension);
+      const auto fraction = checked(point.fraction, entry.key.text, Dimension::Fraction);
+      if (!size || !fraction) {
+        ok = false;
+        continue;
+      }
+      if (!out.points.empty() && !(*size > out.points.back().size)) {
+        error(point.size, "the sizes of '" + entry.key.text + "' must increase from point to point; " +
+                              format_number(*size) + " follows " + format_number(out.points.back().size));
+        ok = false;
+        continue;
+      }
+      out.points.push_back({*size, *fraction});
+    }
+    auto source = source_of(entry);
+    if (!ok || !source) return std::nullopt;
+    out.source = std::move(*source);
+    return out;
   }
 
   // system.count and system.node_size: a whole number of devices.

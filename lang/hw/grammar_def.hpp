@@ -62,6 +62,10 @@ struct quantity_class : annotate_position {};
 struct text_class : annotate_position {};
 struct string_class;
 struct word_class : annotate_position {};
+struct curve_point_class : annotate_position {};
+struct curve_points_class;
+struct curve_class : annotate_position {};
+struct close_bracket_class;
 struct value_class;
 struct key_text_class;
 struct key_class : annotate_position {};
@@ -81,8 +85,13 @@ const x3::rule<quantity_class, ast::Quantity> quantity = "a number";
 const x3::rule<string_class, std::string> string_literal = "a string in double quotes";
 const x3::rule<text_class, ast::Text> text = "a string in double quotes";
 const x3::rule<word_class, ast::Word> word = "a word";
+const x3::rule<curve_point_class, ast::CurvePoint> curve_point = "a point 'SIZE: FRACTION' such as '1 GFLOP: 0.6'";
+const x3::rule<curve_points_class, std::vector<ast::CurvePoint>> curve_points = "a curve '[SIZE: FRACTION, ...]'";
+const x3::rule<curve_class, ast::Curve> curve = "a curve '[SIZE: FRACTION, ...]'";
+const x3::rule<close_bracket_class> close_bracket = "',' and another point, or ']' to close the curve";
 const x3::rule<value_class, ast::Value> value =
-    "a value: a number with its unit ('19.5 TFLOP/s'), a \"string\" or a word ('gpu')";
+    "a value: a number with its unit ('19.5 TFLOP/s'), a \"string\", a word ('gpu') or a curve "
+    "('[1 GFLOP: 0.6, 16 GFLOP: 0.9]')";
 const x3::rule<key_text_class, std::string> key_text = "a key such as 'peak.fp32'";
 const x3::rule<key_class, ast::Key> key = "a key such as 'peak.fp32'";
 const x3::rule<entry_class, ast::Entry> entry = "an entry 'KEY = VALUE'";
@@ -115,7 +124,12 @@ const auto string_literal_def = lexeme['"' > *((lit('\\') > escape) | (char_ - '
 const auto text_def = string_literal;
 const auto close_quote_def = lit('"');
 const auto word_def = identifier;
-const auto value_def = quantity | text | word;
+// A PPP over op size: `[1 GFLOP: 0.6, 16 GFLOP: 0.9]`. Through a vector rule, as for text above.
+const auto curve_point_def = quantity > ':' > quantity;
+const auto curve_points_def = '[' > (curve_point % ',') > close_bracket;
+const auto curve_def = curve_points;
+const auto close_bracket_def = lit(']');
+const auto value_def = quantity | text | word | curve;
 
 const auto key_text_def = lexeme[identifier >> *(char_('.') > identifier)];
 const auto key_def = key_text;
@@ -127,7 +141,7 @@ const auto device_def = kw_device > text > '{' > *entry > close_brace;
 const auto end_of_input_def = x3::eoi;
 const auto file_def = x3::eps > device > end_of_input;
 
-BOOST_SPIRIT_DEFINE(identifier, unit_text, unit, quantity, text, word, value, key_text, key, string_literal, entry, device,
+BOOST_SPIRIT_DEFINE(identifier, unit_text, unit, quantity, text, word, curve_point, curve_points, curve, close_bracket, value, key_text, key, string_literal, entry, device,
                     source_tail, escape, close_quote, close_brace, end_of_input, file)
 
 }  // namespace ridge::lang::hw::parser

@@ -52,6 +52,8 @@ std::optional<Unit> parse_unit(std::string_view text) {
   for (const std::string_view base : {"bit/s", "b/s"})
     if (auto f = with_base(text, base, kDecimal)) return Unit{Dimension::Bandwidth, *f / 8.0};
   if (auto f = with_base(text, "B", kDecimal, kBinary)) return Unit{Dimension::Size, *f};
+  for (const std::string_view base : {"FLOP", "OP"})
+    if (auto f = with_base(text, base, kDecimal)) return Unit{Dimension::Work, *f};
   if (auto f = with_base(text, "s", kTime)) return Unit{Dimension::Time, *f};
   return std::nullopt;
 }
@@ -61,6 +63,7 @@ std::string_view dimension_noun(Dimension d) {
     case Dimension::Rate: return "a rate";
     case Dimension::Bandwidth: return "a bandwidth";
     case Dimension::Size: return "a size";
+    case Dimension::Work: return "an amount of work";
     case Dimension::Time: return "a time";
     case Dimension::Fraction: return "a fraction";
   }
@@ -72,6 +75,7 @@ std::string_view dimension_example(Dimension d) {
     case Dimension::Rate: return "19.5 TFLOP/s";
     case Dimension::Bandwidth: return "1555 GB/s";
     case Dimension::Size: return "40 GiB";
+    case Dimension::Work: return "1 GFLOP";
     case Dimension::Time: return "5 us";
     case Dimension::Fraction: return "0.7' or '70 %";
   }

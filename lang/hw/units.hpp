@@ -13,6 +13,7 @@ enum class Dimension {
   Rate,       // FLOP/s (OP/s counts the same: int8 "TOPS" are operations per second)
   Bandwidth,  // B/s
   Size,       // B
+  Work,       // FLOP (an op's size, for a PPP curve over size)
   Time,       // s
   Fraction,   // no unit, or %
 };

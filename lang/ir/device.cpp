@@ -19,7 +19,7 @@ constexpr NameTable<DeviceKind, 5> kKinds{{{DeviceKind::GPU, "gpu"}, {DeviceKind
 constexpr NameTable<OpClass, 5> kClasses{{{OpClass::MatMul, "matmul"}, {OpClass::Elementwise, "elementwise"},
                                           {OpClass::Normalization, "normalization"},
                                           {OpClass::Pooling, "pooling"}, {OpClass::DataMovement, "data_movement"}}};
-constexpr NameTable<Pass, 2> kPasses{{{Pass::Forward, "forward"}, {Pass::Backward, "backward"}}};
+constexpr NameTable<Pass, 3> kPasses{{{Pass::Forward, "forward"}, {Pass::Backward, "backward"}, {Pass::ForwardTrain, "forward_train"}}};
 
 template <class E, std::size_t N>
 std::string_view name_of(const NameTable<E, N>& table, E value) {

@@ -16,7 +16,10 @@ enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
 enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement };
-enum class Pass { Forward, Backward };
+// ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
+// computes its batch statistics (8x its inference time on one CPU thread at batch 8, issue #16), so a
+// device may give it a PPP of its own; without one it takes the forward's.
+enum class Pass { Forward, Backward, ForwardTrain };
 
 std::string_view precision_name(Precision p);        // "fp32"
 std::optional<Precision> precision_from_name(std::string_view name);
@@ -29,7 +32,7 @@ std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
 std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", "normalization", "pooling", "data_movement"
 std::optional<OpClass> op_class_from_name(std::string_view name);
-std::string_view pass_name(Pass p);                   // "forward", "backward"
+std::string_view pass_name(Pass p);                   // "forward", "backward", "forward_train"
 std::optional<Pass> pass_from_name(std::string_view name);
 
 // A figure in SI base units (FLOP/s, B/s, B, s, or a plain fraction for PPP) with where it comes from.
@@ -48,10 +51,29 @@ struct Link {
   friend bool operator==(const Link&, const Link&) = default;
 };
 
-// PPP for one op class and pass: the fraction of peak compute and of peak bandwidth reached.
+// A PPP that changes with the size of the op (issue #16; Calculon's efficiency tables, Isaev et al.,
+// SC'23): a 3x3 convolution on a 56x56 map and a squeeze-excite 1x1 convolution on a 1x1 map do not
+// reach the same fraction of peak. Points of (size, fraction), sizes strictly increasing: FLOPs of the
+// pass for a compute PPP, its bytes for a memory PPP. engine/timing.cpp says how it is read between
+// and beyond the points.
+struct SizeCurve {
+  struct Point {
+    double size = 0.0;
+    double fraction = 0.0;
+    friend bool operator==(const Point&, const Point&) = default;
+  };
+  std::vector<Point> points;
+  std::string source;
+  friend bool operator==(const SizeCurve&, const SizeCurve&) = default;
+};
+
+// PPP for one op class and pass: the fraction of peak compute and of peak bandwidth reached, each
+// either one figure for every size or a curve over size (a `.hw` key gives one or the other).
 struct Efficiency {
   std::optional<Figure> compute;
   std::optional<Figure> memory;
+  std::optional<SizeCurve> compute_curve = std::nullopt;   // over the pass's FLOPs
+  std::optional<SizeCurve> memory_curve = std::nullopt;    // over the pass's bytes
   friend bool operator==(const Efficiency&, const Efficiency&) = default;
 };
 

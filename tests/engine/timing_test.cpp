@@ -129,3 +129,37 @@ TEST_CASE("every zoo network's PALEO times are at or above the roofline on every
         }
   CHECK(checked > nets.size() * devices.size());
 }
+
+TEST_CASE("a PPP curve over size is read linearly in log size and held beyond its ends") {
+  // Calculon's A100 matrix table (systems/a100_80g.json): 0.6 at 1 GFLOP, 0.9 at 16, 0.95 at 128.
+  const ir::SizeCurve curve{{{1e9, 0.6}, {16e9, 0.9}, {128e9, 0.95}}, "Calculon"};
+  CHECK(engine::fraction_at(curve, 1e6) == 0.6);     // below the table: its first point
+  CHECK(engine::fraction_at(curve, 1e9) == 0.6);
+  CHECK(engine::fraction_at(curve, 4e9) == Approx(0.75));   // half way in log between 1 and 16 GFLOP
+  CHECK(engine::fraction_at(curve, 16e9) == Approx(0.9));
+  CHECK(engine::fraction_at(curve, 1e15) == 0.95);   // above: its last point
+  CHECK(engine::fraction_at(ir::SizeCurve{{{1e3, 0.3}}, ""}, 1e9) == 0.3);
+}
+
+TEST_CASE("a layer is timed with the PPP its own size reads from the device's curve") {
+  ir::Device d = testing::a100();
+  const ir::SizeCurve compute{{{1e6, 0.1}, {1e9, 0.7}}, "test"};
+  d.ppp[{ir::OpClass::MatMul, std::nullopt}].compute_curve = compute;
+  // A per-pass flat figure beats the both-passes curve for that pass only.
+  d.ppp[{ir::OpClass::MatMul, ir::Pass::Backward}].compute = ir::Figure{0.5, "test"};
+  const auto r = engine::simulate(testing::tiny(), d, {.batch = 4});
+  int checked = 0;
+  for (const auto& l : r.layers) {
+    if (l.op_class != ir::OpClass::MatMul) continue;
+    CHECK(l.ppp_fwd.compute == engine::fraction_at(compute, l.fwd.flops));
+    CHECK_FALSE(l.ppp_fwd.compute_default);
+    CHECK(l.ppp_bwd.compute == 0.5);
+    CHECK(l.time_fwd.paleo_s == engine::paleo_seconds(l.fwd.flops / l.peak.flops_per_s, l.fwd.bytes() / r.device.bandwidth,
+                                                      l.ppp_fwd.compute, l.ppp_fwd.memory, l.fwd.kernels,
+                                                      r.device.launch_overhead_s));
+    ++checked;
+  }
+  CHECK(checked > 0);
+  d.ppp[{ir::OpClass::MatMul, std::nullopt}].compute_curve->points.push_back({1e12, 1.5});
+  CHECK_THROWS_AS(engine::simulate(testing::tiny(), d, {.batch = 4}), engine::SimulationError);
+}

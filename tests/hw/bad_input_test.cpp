@@ -60,7 +60,7 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
       {"unknown precision", with_line("peak.fp4 = 1 TFLOP/s"), 4, 3,
        "unknown precision 'fp4' in 'peak.fp4'; expected one of fp64, fp32, tf32, fp16, bf16, fp8, int8"},
       {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3, "unknown op class 'conv'"},
-      {"unknown pass", with_line("ppp.matmul.fwd.compute = 0.5"), 4, 3, "expected forward or backward"},
+      {"unknown pass", with_line("ppp.matmul.fwd.compute = 0.5"), 4, 3, "expected forward, backward or forward_train"},
       {"wrong unit dimension", with_line("memory.size = 1555 GB/s"), 4, 22,
        "'GB/s' is a bandwidth, but 'memory.size' takes a size such as '40 GiB'"},
       {"time for a rate", with_line("peak.fp32 = 5 us"), 4, 17, "'us' is a time, but 'peak.fp32' takes a rate"},
@@ -90,6 +90,20 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
       {"latency without bandwidth", with_line("link.ib.latency = 1 us"), 4, 3, "link 'ib' has no bandwidth"},
       {"fractional device count", with_line("system.count = 2.5"), 4, 18, "takes a whole number of devices"},
       {"count without interconnect", with_line("system.count = 8"), 4, 3, "needs 'system.interconnect = LINK'"},
+      {"curve not closed", with_line("ppp.matmul.compute = [1 GFLOP: 0.6"), 5, 1,
+       "expected ',' and another point, or ']' to close the curve, found '}'"},
+      {"curve point without ':'", with_line("ppp.matmul.compute = [1 GFLOP 0.6]"), 4, 33,
+       "expected ':'"},
+      {"curve size in bytes for compute", with_line("ppp.matmul.compute = [16 MB: 0.9]"), 4, 28,
+       "'MB' is a size, but 'a point's size in ppp.matmul.compute' takes an amount of work such as '1 GFLOP'"},
+      {"curve size in FLOPs for memory", with_line("ppp.pooling.memory = [1 GFLOP: 0.5]"), 4, 27,
+       "'GFLOP' is an amount of work, but 'a point's size in ppp.pooling.memory' takes a size"},
+      {"curve sizes not increasing", with_line("ppp.matmul.compute = [1 GFLOP: 0.6, 1 MFLOP: 0.2]"), 4, 39,
+       "the sizes of 'ppp.matmul.compute' must increase from point to point"},
+      {"curve fraction above 1", with_line("ppp.matmul.compute = [1 GFLOP: 1.2]"), 4, 34,
+       "'ppp.matmul.compute' is a fraction of peak in (0, 1], found 1.2"},
+      {"curve for a rate", with_line("peak.fp32 = [1 GFLOP: 0.5]"), 4, 15,
+       "'peak.fp32' takes a rate such as '19.5 TFLOP/s'"},
   }));
   CAPTURE(what, text);
   const auto diagnostics = refuse(text);
@@ -181,4 +195,24 @@ TEST_CASE("the .hw example in LANGUAGE.md parses") {
   CHECK(d.name == "NVIDIA A100-SXM4-40GB");
   CHECK(d.matrix_peak.at(ridge::ir::Precision::BF16).value == 312e12);
   CHECK(d.links.at("nvlink").bandwidth.value == 300e9);
+}
+
+TEST_CASE("a PPP is a figure or a curve over op size: FLOPs for compute, bytes for memory") {
+  const auto d = ridge::lang::parse_device(
+      with_line("ppp.matmul.forward.compute = [1 MFLOP: 10 %, 1 GFLOP: 0.6, 16 GFLOP: 0.9] source \"fit\"\n"
+                "  ppp.elementwise.memory = [64 KiB: 0.3, 100 MB: 0.9]\n  ppp.matmul.backward.compute = 0.5"),
+      "curves.hw");
+  using ridge::ir::OpClass;
+  using ridge::ir::Pass;
+  const auto& mm = d.ppp.at({OpClass::MatMul, Pass::Forward});
+  REQUIRE(mm.compute_curve);
+  CHECK_FALSE(mm.compute);
+  CHECK(mm.compute_curve->source == "fit");
+  using P = ridge::ir::SizeCurve::Point;
+  CHECK(mm.compute_curve->points == std::vector<P>{{1e6, 0.1}, {1e9, 0.6}, {16e9, 0.9}});
+  const auto& ew = d.ppp.at({OpClass::Elementwise, std::nullopt});
+  REQUIRE(ew.memory_curve);
+  CHECK(ew.memory_curve->points == std::vector<P>{{65536.0, 0.3}, {100e6, 0.9}});
+  CHECK(ew.memory_curve->source == "test");   // the sticky source
+  CHECK(d.ppp.at({OpClass::MatMul, Pass::Backward}).compute->value == 0.5);
 }

@@ -41,6 +41,9 @@ TEST_CASE("units convert to SI base units") {
       {"PFLOP/s", Dimension::Rate, 1e15},
       {"EFLOP/s", Dimension::Rate, 1e18},
       {"kFLOP/s", Dimension::Rate, 1e3},
+      {"FLOP", Dimension::Work, 1.0},   // an op's size, for a PPP curve over size
+      {"GFLOP", Dimension::Work, 1e9},
+      {"MOP", Dimension::Work, 1e6},
       {"s", Dimension::Time, 1.0},
       {"ms", Dimension::Time, 1e-3},
       {"us", Dimension::Time, 1e-6},
@@ -55,7 +58,7 @@ TEST_CASE("units convert to SI base units") {
 }
 
 TEST_CASE("units that are not units are refused") {
-  const std::string unit = GENERATE("TFLOPS", "GBps", "gb/s", "Kib", "ks", "FLOP", "x", "KB");
+  const std::string unit = GENERATE("TFLOPS", "GBps", "gb/s", "Kib", "ks", "GFLOPS", "x", "KB");
   CAPTURE(unit);
   CHECK_FALSE(parse_unit(unit));
 }

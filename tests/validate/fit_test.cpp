@@ -2,8 +2,11 @@
 // recover them, which is the whole claim of calibration.
 #include "validate/fit.hpp"
 
+#include "engine/timing.hpp"
+
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 using namespace ridge;
@@ -129,4 +132,67 @@ TEST_CASE("one tiny fast layer does not outvote the slow layers that make up the
   for (const auto& x : s) total += x.measured;
   for (auto& x : s) x.network_time = total;
   CHECK_THAT(memory_ppp(fit_ppp(s, {.fit_launch_overhead = false})), WithinRel(1.0 / 30.0, 0.1));
+}
+
+TEST_CASE("fitted by size, the PPP follows the op's size where one PPP per class cannot") {
+  // Matmul forward passes whose compute PPP grows with size, as small convolutions reach less of the
+  // peak than large ones: 0.1 at 1 MFLOP, 0.4 at 100 MFLOP, 0.8 at 10 GFLOP (linear in log size,
+  // read as the engine reads a .hw curve). Memory is 0.5 throughout. No launch overhead, and none
+  // fitted: a per-kernel constant would absorb part of the small ops' slowness and blur the curve.
+  const ir::SizeCurve truth{{{1e6, 0.1}, {1e8, 0.4}, {1e10, 0.8}}, ""};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> decade(6.0, 10.0);
+  std::vector<FitSample> samples;
+  for (int i = 0; i < 400; ++i) {
+    FitSample s;
+    s.op_class = ir::OpClass::MatMul;
+    s.flops = std::pow(10.0, decade(rng));
+    s.bytes = s.flops / 20.0;
+    s.compute_time = s.flops / 1e12;
+    s.memory_time = s.bytes / 1e11;
+    s.kernels = 1;
+    s.measured = s.compute_time / engine::fraction_at(truth, s.flops) + s.memory_time / 0.5;
+    samples.push_back(s);
+  }
+  const auto worst_error = [&](const FitResult& fit) {
+    double worst = 0.0;
+    for (const auto& s : samples) worst = std::max(worst, relative_error(predict(fit, s), s.measured));
+    return worst;
+  };
+  const FitResult flat = fit_ppp(samples, {.fit_launch_overhead = false});
+  const FitResult by_size =
+      fit_ppp(samples, {.fit_launch_overhead = false, .by_size = true, .band_decades = 0.5, .smoothing = 0.0});
+  const GroupFit& g = by_size.groups.at({ir::OpClass::MatMul, ir::Pass::Forward});
+  REQUIRE(g.compute_curve);
+  CHECK(g.compute_curve->points.size() == 8);   // 4 decades in half-decade bands
+  // A point per band, read between points as the engine reads it: within a fifth at the worst (the
+  // smallest ops, below the first point's size, where the curve holds), where one PPP for all sizes
+  // misses the small ops by 70 %.
+  CHECK(worst_error(by_size) < 0.2);
+  CHECK(worst_error(flat) > 3 * worst_error(by_size));
+  for (std::size_t i = 1; i < g.compute_curve->points.size(); ++i)
+    CHECK(g.compute_curve->points[i].fraction > g.compute_curve->points[i - 1].fraction);
+  CHECK_THAT(engine::fraction_at(*g.compute_curve, 1e8), WithinRel(0.4, 0.1));
+}
+
+TEST_CASE("smoothing ties a band with few samples to its neighbours") {
+  // Two well-sampled bands at PPP 0.5 and one band between them with a single sample measured 4x slow
+  // (a noisy repeat): unsmoothed, that band follows its one sample; smoothed, it stays near 0.5.
+  std::vector<FitSample> samples;
+  const auto add = [&](double flops, double ppp) {
+    FitSample s;
+    s.flops = flops;
+    s.compute_time = flops / 1e12;
+    s.kernels = 1;
+    s.measured = s.compute_time / ppp;
+    samples.push_back(s);
+  };
+  for (int i = 0; i < 20; ++i) add(2e6 * (1 + i % 4), 0.5), add(2e8 * (1 + i % 4), 0.5);
+  add(2e7, 0.125);
+  const FitOptions options{.fit_launch_overhead = false, .by_size = true};
+  const auto middle = [](const FitResult& f) { return f.groups.begin()->second.compute_curve->points.at(1).fraction; };
+  FitOptions loose = options;
+  loose.smoothing = 0.0;
+  CHECK_THAT(middle(fit_ppp(samples, loose)), WithinRel(0.125, 1e-6));
+  CHECK(middle(fit_ppp(samples, {.fit_launch_overhead = false, .by_size = true, .smoothing = 10.0})) > 0.4);
 }

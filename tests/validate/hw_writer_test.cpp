@@ -118,3 +118,24 @@ TEST_CASE("a cluster's nodes, link efficiencies and step overhead are written ba
   CHECK_THAT(back.links.at("nvlink").efficiency->value, WithinRel(pod.links.at("nvlink").efficiency->value, 1e-9));
   CHECK_THAT(back.step_overhead->value, WithinRel(pod.step_overhead->value, 1e-9));
 }
+
+TEST_CASE("a PPP curve over size is written as a curve and parses back") {
+  ir::Device d = calibrated_device();
+  auto& e = d.ppp[{ir::OpClass::Pooling, ir::Pass::Backward}];
+  e.compute_curve = ir::SizeCurve{{{2.5e5, 0.05}, {3.1e7, 0.2}, {4.4e9, 0.61234}}, "fitted by size"};
+  e.memory_curve = ir::SizeCurve{{{3000.0, 0.1}, {5.0 * 1024 * 1024, 0.7}}, "fitted by size"};
+  const std::string text = validate::write_hw(d, "");
+  INFO(text);
+  const ir::Device back = lang::parse_device(text, "written.hw");
+  const auto& pool = back.ppp.at({ir::OpClass::Pooling, ir::Pass::Backward});
+  REQUIRE(pool.compute_curve);
+  REQUIRE(pool.memory_curve);
+  CHECK(pool.compute_curve->source == "fitted by size");
+  for (const auto& [written, read] : {std::pair{&*e.compute_curve, &*pool.compute_curve}, std::pair{&*e.memory_curve, &*pool.memory_curve}}) {
+    REQUIRE(read->points.size() == written->points.size());
+    for (std::size_t i = 0; i < read->points.size(); ++i) {
+      CHECK_THAT(read->points[i].size, WithinRel(written->points[i].size, 1e-5));
+      CHECK_THAT(read->points[i].fraction, WithinRel(written->points[i].fraction, 1e-5));
+    }
+  }
+}
