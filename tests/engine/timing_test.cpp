@@ -163,3 +163,28 @@ TEST_CASE("a layer is timed with the PPP its own size reads from the device's cu
   d.ppp[{ir::OpClass::MatMul, std::nullopt}].compute_curve->points.push_back({1e12, 1.5});
   CHECK_THROWS_AS(engine::simulate(testing::tiny(), d, {.batch = 4}), engine::SimulationError);
 }
+
+TEST_CASE("the training-mode forward takes the forward's PPP unless the device gives it one") {
+  ir::Device d = testing::a100();
+  using C = ir::OpClass;
+  using P = ir::Pass;
+  d.ppp[{C::Normalization, std::nullopt}].memory = ir::Figure{0.9, "both"};
+  d.ppp[{C::Normalization, P::Forward}].memory = ir::Figure{0.7, "forward"};
+  CHECK(engine::ppp(d, C::Normalization, P::ForwardTrain).memory == 0.7);
+  d.ppp[{C::Normalization, P::ForwardTrain}].memory = ir::Figure{0.2, "batch statistics"};
+  CHECK(engine::ppp(d, C::Normalization, P::ForwardTrain).memory == 0.2);
+  CHECK(engine::ppp(d, C::Normalization, P::Forward).memory == 0.7);
+  CHECK(engine::ppp(d, C::Normalization, P::Backward).memory == 0.9);
+  // The simulation times the training-mode forward of a batch norm with it.
+  const auto r = engine::simulate(testing::mobile_block(), d, {.batch = 4});
+  int norms = 0;
+  for (const auto& l : r.layers)
+    if (l.op_class == C::Normalization && l.fwd_train.kernels > 0) {
+      CHECK(l.time_fwd_train.paleo_s == Approx(engine::paleo_seconds(l.fwd_train.flops / l.peak.flops_per_s,
+                                                                     l.fwd_train.bytes() / r.device.bandwidth,
+                                                                     engine::default_ppp(C::Normalization, P::ForwardTrain).compute,
+                                                                     0.2, l.fwd_train.kernels, r.device.launch_overhead_s)));
+      ++norms;
+    }
+  CHECK(norms > 0);
+}
