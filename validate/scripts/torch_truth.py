@@ -169,6 +169,9 @@ def main():
     ap.add_argument("--out", default=".", help="folder for the JSON and the table")
     ap.add_argument("--compare", metavar="FILE.hw", help="predict every network on this device and compare")
     ap.add_argument("--simulate", metavar="PATH", help="the simulate program (with --compare)")
+    ap.add_argument("--measured", metavar="FILE.json",
+                    help="compare against the records of an earlier run's JSON instead of measuring again "
+                         "(to try several .hw files against one set of measurements; its threads and batch)")
     ap.add_argument("--child", nargs=2, metavar=("NET", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.batch < 1 or args.warmup < 0 or args.repeats < 1 or args.threads < 0:
@@ -194,7 +197,15 @@ def main():
 
     records = []
     start = time.monotonic()
-    for name in args.networks:
+    if args.measured:
+        earlier = json.loads(pathlib.Path(args.measured).read_text())
+        if earlier["batch"] != args.batch:
+            ap.error(f"--measured was run at batch {earlier['batch']}, not {args.batch}")
+        threads = earlier["threads"]
+        meta |= {k: earlier[k] for k in ("torch", "torchvision", "cpu", "date", "threads", "warmup", "repeats")}
+        meta["measured_from"] = args.measured
+        records = [r for r in earlier["records"] if r["network"] in args.networks and r["mode"] in args.modes]
+    for name in args.networks if not args.measured else []:
         for mode in args.modes:
             print(f"  {name} {mode} ...", file=sys.stderr, flush=True)
             records.append(measure(name, mode, args) | {k: meta[k] for k in ("torch", "torchvision", "cpu", "date")})
@@ -239,7 +250,7 @@ def main():
     seconds = time.monotonic() - start
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"torch_truth-threads{threads}"
+    stem = out / (f"torch_truth-threads{threads}" + ("-compared" if args.measured else ""))
     result = {"command": sys.argv, "seconds": round(seconds, 1), "load_average_after": os.getloadavg(), **meta,
               "records": records, "comparison": comparison}
     pathlib.Path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
