@@ -287,6 +287,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     ppps[k][1] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::Backward);
     ppps[k][2] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::ForwardTrain);
   }
+  const FreshMemory fresh = fresh_memory(device);
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
@@ -297,9 +298,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     const Ppp fwd_ppp = ppps[k][0].at(c.forward);
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    const PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch);
-    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch);
-    const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch);
+    const PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
+    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
+    const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
     if (ran && (fwd_ppp.compute_default || fwd_ppp.memory_default || bwd_ppp.compute_default || bwd_ppp.memory_default))
@@ -395,6 +396,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   for (std::size_t k = 0; k < kClasses; ++k)
     if (default_ppp_classes & (1u << k)) defaulted.emplace_back(ir::op_class_name(static_cast<ir::OpClass>(k)));
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
+  if (fresh.first_touch > 0)
+    r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
+                      " MiB faults it in afresh, at " + std::to_string(fresh.first_touch / 1e9).substr(0, 5) +
+                      " GB/s beside the write (allocator.first_touch)");
   if (!d.launch_overhead_from_device)
     r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
   std::string step_note = "training step = training-mode forward + backward";

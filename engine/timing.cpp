@@ -135,7 +135,13 @@ std::string_view bound_name(Bound b) {
   return "-";
 }
 
-PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const Ppp& p, double launch_s) {
+FreshMemory fresh_memory(const ir::Device& device) {
+  if (!device.first_touch || !device.mmap_threshold) return {};
+  return {device.first_touch->value, device.mmap_threshold->value};
+}
+
+PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const Ppp& p, double launch_s,
+                   const FreshMemory& fresh) {
   PassTime t;
   if (cost.kernels == 0 && cost.flops == 0.0 && cost.bytes() == 0.0) return t;   // a view: nothing runs
   const double compute = cost.flops / peak.flops_per_s;
@@ -143,7 +149,8 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
   t.roofline_s = std::max(compute, memory);
   t.bound = compute > memory ? Bound::Compute : Bound::Memory;
   t.intensity = cost.bytes() > 0.0 ? cost.flops / cost.bytes() : 0.0;
-  t.paleo_s = paleo_seconds(compute, memory, p.compute, p.memory, cost.kernels, launch_s);
+  t.fresh_s = fresh.seconds(cost);
+  t.paleo_s = paleo_seconds(compute, memory, p.compute, p.memory, cost.kernels, launch_s) + t.fresh_s;
   return t;
 }
 

@@ -3,6 +3,7 @@
 //
 //   roofline  t = max(F / peak, B / bw)                       bound = the larger term
 //   PALEO     t = Br / (ppp_m * bw) + F / (ppp_c * peak) + Bw / (ppp_m * bw) + kernels * launch_overhead
+//               + fresh (Bw / first_touch, where Bw is a block above the allocator's mmap threshold)
 //
 // With 0 < ppp <= 1 and launch overhead >= 0, PALEO's time is never below the roofline bound
 // (Br/bw + F/peak + Bw/bw >= max(F/peak, B/bw)); lookups reject PPP outside (0, 1].
@@ -105,11 +106,26 @@ struct PassTime {
   double paleo_s = 0.0;
   Bound bound = Bound::None;
   double intensity = 0.0;   // FLOP/B; 0 when the pass moves no bytes
+  double fresh_s = 0.0;     // the part of paleo_s spent faulting in fresh pages (FreshMemory)
   friend bool operator==(const PassTime&, const PassTime&) = default;
 };
 
+// Fresh memory (ir::Device::first_touch, issue #16): a pass whose output is a block above the
+// allocator's mmap threshold writes to pages the kernel must fault in and zero first, every time, so
+// its written bytes cost Bw / first_touch more. A pass's written bytes are taken as one block (its
+// output; weight gradients accumulate into buffers that persist). No term where the device gives no
+// figures: the CUDA caching allocator, and a CPU that was not calibrated, keep their memory.
+struct FreshMemory {
+  double first_touch = 0.0;   // B/s; 0: no term
+  double threshold = 0.0;     // B
+  double seconds(const PassCost& cost) const {
+    return first_touch > 0.0 && cost.bytes_written > threshold ? cost.bytes_written / first_touch : 0.0;
+  }
+};
+FreshMemory fresh_memory(const ir::Device& device);
+
 PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth, const Ppp& ppp,
-                   double launch_overhead_s);
+                   double launch_overhead_s, const FreshMemory& fresh = {});
 
 // Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or
 // a peak or bandwidth figure that is wrong. The one judgement of it (the roofline plot flags such

@@ -154,6 +154,16 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
   result.peak_flops = std::max(result.gemm_flops, result.conv_flops);
   result.copy_bandwidth = measure_copy_bandwidth(device, o.ceilings);
   result.before = starting_device(o, result.peak_flops, result.copy_bandwidth);
+  if (!o.cuda) {   // the CUDA caching allocator keeps its memory: no fresh pages to pay for
+    result.first_touch = measure_first_touch(o.ceilings);
+    if (result.first_touch > 0) {
+      result.before.first_touch = ir::Figure{result.first_touch, "measured by ridge calibrate on " + o.date +
+                                                                     " (a fresh 64 MiB block allocated, written and freed, less the same block rewritten)"};
+      result.before.mmap_threshold = ir::Figure{
+          kGlibcMmapThresholdMax, "glibc malloc: DEFAULT_MMAP_THRESHOLD_MAX, 4 * 1024 * 1024 * sizeof(long) on 64-bit "
+                                  "(malloc/malloc.c; mallopt(3) M_MMAP_THRESHOLD); larger blocks are mapped afresh"};
+    }
+  }
 
   const engine::Options sim{.batch = o.batch, .precision = o.precision};
   struct Measured {
@@ -181,14 +191,15 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     std::array<std::vector<FitSample>, 3> kinds;
     for (const LayerTiming& lt : m.timing.layers) {
       const engine::LayerRow& row = m.before.layers.at(lt.id);
-      const auto add = [&](std::size_t kind, const engine::PassCost& cost, ir::Pass pass, double t) {
+      const auto add = [&](std::size_t kind, const engine::PassCost& cost, const engine::PassTime& time, ir::Pass pass,
+                           double t) {
         if (cost.kernels == 0 || !(t > 0) || cn.holdout) return;   // views run nothing to fit
         kinds[kind].push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
-                               static_cast<double>(cost.kernels), t, 0.0, cost.flops, cost.bytes()});
+                               static_cast<double>(cost.kernels), t, 0.0, cost.flops, cost.bytes(), time.fresh_s});
       };
-      add(0, row.fwd, ir::Pass::Forward, lt.forward.median_s);
-      if (lt.forward_train) add(1, row.fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
-      if (lt.backward) add(2, row.bwd, ir::Pass::Backward, lt.backward->median_s);
+      add(0, row.fwd, row.time_fwd, ir::Pass::Forward, lt.forward.median_s);
+      if (lt.forward_train) add(1, row.fwd_train, row.time_fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
+      if (lt.backward) add(2, row.bwd, row.time_bwd, ir::Pass::Backward, lt.backward->median_s);
     }
     for (auto& kind : kinds) {
       double total = 0.0;

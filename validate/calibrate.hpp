@@ -82,6 +82,7 @@ struct CalibrationResult {
   double conv_flops = 0.0;
   double peak_flops = 0.0;     // the better of the two: the attainable peak
   double copy_bandwidth = 0.0;
+  double first_touch = 0.0;    // B/s of fresh pages (CPU; 0 on a GPU or where not measurable)
   std::vector<LayerComparison> layers;
   std::vector<NetworkComparison> networks;
   // GPU only: device time of every measured layer pass (the median run of each), summed, by kernel

@@ -96,8 +96,10 @@ void print_spread(const std::vector<validate::NetworkComparison>& networks) {
 }
 
 void print_report(const validate::CalibrationResult& r, bool all_layers) {
-  std::printf("Ceilings measured: GEMM %.2f GFLOP/s, convolution %.2f GFLOP/s, copy %.2f GB/s\n\n", r.gemm_flops / 1e9,
+  std::printf("Ceilings measured: GEMM %.2f GFLOP/s, convolution %.2f GFLOP/s, copy %.2f GB/s", r.gemm_flops / 1e9,
               r.conv_flops / 1e9, r.copy_bandwidth / 1e9);
+  if (r.first_touch > 0) std::printf(", fresh pages %.2f GB/s", r.first_touch / 1e9);
+  std::printf("\n\n");
   std::printf("Fitted PPP (launch overhead %.2f us per kernel):\n", r.fit.launch_overhead * 1e6);
   for (const auto& [key, g] : r.fit.groups)
     std::printf("  %-14s %-8s compute %-8s memory %-8s (%zu layer passes)\n", std::string(ir::op_class_name(key.first)).c_str(),

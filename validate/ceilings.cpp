@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 namespace ridge::validate {
 namespace {
@@ -45,6 +46,34 @@ double measure_conv_flops(at::Device device, at::ScalarType dtype, const Ceiling
   const at::Tensor w = at::randn({c, c, k, k}, opts).mul_(0.02);
   const double s = best_seconds(device, o, [&] { (void)at::conv2d(x, w, {}, 1, 1); });
   return 2.0 * n * c * c * k * k * hw * hw / s;
+}
+
+double measure_first_touch(const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  constexpr std::int64_t bytes = 64 << 20;
+  std::vector<double> fresh, warm;
+  const auto seconds_since = [](auto t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  for (int r = 0; r < std::max(3, 2 * o.repeats + 1); ++r) {
+    if (o.stop && o.stop->load()) throw Interrupted();
+    const auto t0 = std::chrono::steady_clock::now();
+    at::Tensor t = at::empty({bytes / 4}, at::kFloat);
+    t.fill_(1.0f);
+    double fresh_s = seconds_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    t.fill_(2.0f);
+    warm.push_back(seconds_since(t1));
+    const auto t2 = std::chrono::steady_clock::now();
+    t.reset();   // the block goes back to the system: unmapping is part of what a fresh block costs
+    fresh_s += seconds_since(t2);
+    fresh.push_back(fresh_s);
+  }
+  const auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double extra = median(fresh) - median(warm);
+  // Below a tenth of the warm write the difference is noise, not page faults.
+  return extra > 0.1 * median(warm) ? static_cast<double>(bytes) / extra : 0.0;
 }
 
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& o) {

@@ -28,4 +28,14 @@ double measure_conv_flops(at::Device device, at::ScalarType dtype, const Ceiling
 // Bandwidth (B/s) of a device-to-device tensor copy, counting bytes read plus bytes written.
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& options = {});
 
+// glibc's largest mmap threshold on 64-bit: blocks above it are always mapped afresh and unmapped on
+// free, whatever the threshold has adapted to (malloc/malloc.c, DEFAULT_MMAP_THRESHOLD_MAX).
+inline constexpr double kGlibcMmapThresholdMax = 32.0 * 1024 * 1024;
+
+// The rate (B/s) at which fresh pages are written beyond warm ones on the CPU: a 64 MiB tensor (above
+// kGlibcMmapThresholdMax, so each is a fresh mapping) allocated and filled, less the same tensor filled
+// again; medians of the repeats. 0 when the difference is not measurable (an allocator that keeps
+// its memory, as under a preloaded jemalloc or with GLIBC_TUNABLES raising the threshold).
+double measure_first_touch(const CeilingOptions& options = {});
+
 }  // namespace ridge::validate

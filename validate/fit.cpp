@@ -133,7 +133,7 @@ FitResult fit_ppp(const std::vector<FitSample>& samples, const FitOptions& optio
     a(r, columns.at(c).index) += s.compute_time * w;
     a(r, columns.at(m).index) += s.memory_time * w;
     // u = 1 + y: the 100 %-of-peak part of the prediction moves to the right-hand side.
-    double rhs = s.measured - s.compute_time - s.memory_time;
+    double rhs = s.measured - s.compute_time - s.memory_time - s.fresh_time;
     if (options.fit_launch_overhead) a(r, n - 1) = s.kernels * w;
     else rhs -= options.launch_overhead * s.kernels;
     b[r] = rhs * w;
@@ -187,7 +187,8 @@ double predict(const FitResult& fit, const FitSample& s) {
     compute_ppp = g.compute_curve ? engine::fraction_at(*g.compute_curve, s.flops) : g.compute_ppp.value_or(1.0);
     memory_ppp = g.memory_curve ? engine::fraction_at(*g.memory_curve, s.bytes) : g.memory_ppp.value_or(1.0);
   }
-  return engine::paleo_seconds(s.compute_time, s.memory_time, compute_ppp, memory_ppp, s.kernels, fit.launch_overhead);
+  return engine::paleo_seconds(s.compute_time, s.memory_time, compute_ppp, memory_ppp, s.kernels, fit.launch_overhead) +
+         s.fresh_time;
 }
 
 double relative_error(double predicted, double measured) {

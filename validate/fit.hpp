@@ -39,6 +39,7 @@ struct FitSample {
   double network_time = 0.0;   // s: the network's time for this pass (sum of its layers); 0: unknown
   double flops = 0.0;          // the pass's size, for a PPP over size: FLOPs (compute) ...
   double bytes = 0.0;          // ... and bytes (memory)
+  double fresh_time = 0.0;     // s of the fresh-memory term (engine::FreshMemory), not fitted
 };
 
 using GroupKey = std::pair<ir::OpClass, ir::Pass>;

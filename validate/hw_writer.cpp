@@ -129,6 +129,8 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     if (!d.node_interconnect.empty()) w.out << "  system.node_interconnect = " << d.node_interconnect << "\n";
   }
   if (d.step_overhead) w.figure("system.step_overhead", d.step_overhead->value, d.step_overhead->source, format_seconds);
+  if (d.first_touch) w.figure("allocator.first_touch", d.first_touch->value, d.first_touch->source, format_bandwidth);
+  if (d.mmap_threshold) w.figure("allocator.mmap_threshold", d.mmap_threshold->value, d.mmap_threshold->source, format_bytes);
   for (const auto& line : d.provenance) w.out << "  provenance = " << quoted(line) << "\n";
   if (!w.dropped.empty()) {
     std::string line = "left out (not a positive figure):";

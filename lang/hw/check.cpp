@@ -17,7 +17,7 @@ constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
     "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
-    "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead";
+    "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
 
@@ -25,7 +25,8 @@ constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooli
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
                                 "l2.size", "launch_overhead", "system.count", "system.interconnect", "system.node_size",
-                                "system.node_interconnect", "system.step_overhead"};
+                                "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
+                                "allocator.mmap_threshold"};
   for (const ir::Precision p : ir::all_precisions())
     for (const char* head : {"peak.", "matrix.", "measured."}) keys.push_back(head + std::string(ir::precision_name(p)));
   const std::string link = parts.size() == 3 ? parts[1] : "nvlink";
@@ -139,6 +140,11 @@ class Checker {
       return interconnect(entry, device_.node_interconnect, node_interconnect_word_);
     if (head == "system" && n == 2 && parts[1] == "node_size") return count(entry, device_.node_size, node_size_entry_);
     if (head == "system" && n == 2 && parts[1] == "step_overhead") return assign(device_.step_overhead, entry, Dimension::Time);
+    if (head == "allocator" && n == 2 && (parts[1] == "first_touch" || parts[1] == "mmap_threshold")) {
+      allocator_entry_ = &entry;
+      return parts[1] == "first_touch" ? assign(device_.first_touch, entry, Dimension::Bandwidth)
+                                       : assign(device_.mmap_threshold, entry, Dimension::Size);
+    }
     const std::string hint = closest_name(entry.key.text, spelled_keys(parts));
     error(entry.key, "unknown key '" + entry.key.text + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
                          "; expected one of " + std::string(kAllowedKeys));
@@ -372,6 +378,8 @@ class Checker {
     } else if (node_interconnect_word_) {
       error(*node_interconnect_word_, "'system.node_interconnect' needs 'system.node_size = N' (devices per node)");
     }
+    if (allocator_entry_ && errors_.empty() && !device_.first_touch != !device_.mmap_threshold)
+      error(allocator_entry_->key, "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'");
     if (device_.count > 1 && !interconnect_word_)
       error(count_entry_->key, "a system of " + std::to_string(device_.count) +
                                    " devices needs 'system.interconnect = LINK' to say how they are joined");
@@ -389,6 +397,7 @@ class Checker {
   const ast::Word* interconnect_word_ = nullptr;
   const ast::Entry* node_size_entry_ = nullptr;
   const ast::Word* node_interconnect_word_ = nullptr;
+  const ast::Entry* allocator_entry_ = nullptr;   // the last allocator.* entry, for "needs both"
 };
 
 }  // namespace

@@ -102,6 +102,14 @@ struct Device {
   std::string node_interconnect;
   // Per training step, beside the simulated kernels: host work, launches, optimizer bookkeeping.
   std::optional<Figure> step_overhead;   // s
+  // Fresh memory (issue #16). An allocator that hands large blocks back to the operating system
+  // (glibc's malloc under PyTorch's CPU allocator maps every block above its mmap threshold afresh)
+  // makes each pass that writes such a block fault in new pages, which the kernel zeroes first.
+  // `first_touch` is the rate at which fresh pages are written beyond the cost of writing warm ones
+  // (B/s), `mmap_threshold` the block size above which memory is fresh every time (B). Both or
+  // neither: a device whose allocator keeps its memory (the CUDA caching allocator) gives neither.
+  std::optional<Figure> first_touch;      // B/s
+  std::optional<Figure> mmap_threshold;   // B
   std::vector<std::string> provenance;       // free-form lines: calibration date, library versions...
   friend bool operator==(const Device&, const Device&) = default;
 };

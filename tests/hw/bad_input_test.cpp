@@ -102,6 +102,8 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
        "the sizes of 'ppp.matmul.compute' must increase from point to point"},
       {"curve fraction above 1", with_line("ppp.matmul.compute = [1 GFLOP: 1.2]"), 4, 34,
        "'ppp.matmul.compute' is a fraction of peak in (0, 1], found 1.2"},
+      {"allocator figure alone", with_line("allocator.first_touch = 2 GB/s"), 4, 3,
+       "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'"},
       {"curve for a rate", with_line("peak.fp32 = [1 GFLOP: 0.5]"), 4, 15,
        "'peak.fp32' takes a rate such as '19.5 TFLOP/s'"},
   }));

@@ -196,3 +196,19 @@ TEST_CASE("smoothing ties a band with few samples to its neighbours") {
   CHECK_THAT(middle(fit_ppp(samples, loose)), WithinRel(0.125, 1e-6));
   CHECK(middle(fit_ppp(samples, {.fit_launch_overhead = false, .by_size = true, .smoothing = 10.0})) > 0.4);
 }
+
+TEST_CASE("the fresh-memory term is taken out of a measurement before the PPP are fitted") {
+  // calibrate at a batch whose outputs exceed the mmap threshold measures their fresh pages too; the
+  // engine adds that term on its own, so the PPP must not absorb it.
+  const std::vector<Truth> truth{{ir::OpClass::MatMul, ir::Pass::Forward, 0.7, 0.5}};
+  std::vector<FitSample> s = synthetic(truth, 0.0, 0.0, 11);
+  for (std::size_t i = 0; i < s.size(); i += 2) {
+    s[i].fresh_time = 3 * s[i].memory_time;
+    s[i].measured += s[i].fresh_time;
+  }
+  const FitResult fit = fit_ppp(s, {.fit_launch_overhead = false});
+  const GroupFit& g = fit.groups.at({ir::OpClass::MatMul, ir::Pass::Forward});
+  CHECK_THAT(*g.compute_ppp, WithinRel(0.7, 1e-6));
+  CHECK_THAT(*g.memory_ppp, WithinRel(0.5, 1e-6));
+  for (const auto& sample : s) CHECK_THAT(predict(fit, sample), WithinRel(sample.measured, 1e-6));
+}
