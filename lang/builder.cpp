@@ -60,6 +60,48 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   return network_.layers.size() - 1;
 }
 
+std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value last, std::size_t prefix_size,
+                                                           const std::vector<std::pair<Value, Value>>& outside) {
+  if (first > last || last > network_.layers.size()) throw std::logic_error("repeat: not a range of layers made");
+  for (const auto& [from, to] : outside)
+    if (from >= first || to >= network_.layers.size() || network_.layers[from].output != network_.layers[to].output)
+      throw std::logic_error("repeat: an outside input is mapped to one of another shape");
+  const std::string& prefix = frames_.back().prefix;
+  // Every name first: a taken one leaves the network as it was.
+  std::vector<std::string> names;
+  names.reserve(last - first);
+  for (Value id = first; id < last; ++id) {
+    const std::string& old = network_.layers[id].name;
+    if (old.size() < prefix_size) throw std::logic_error("repeat: a layer made outside the prefix");
+    std::string name;
+    name.reserve(prefix.size() + old.size() - prefix_size);
+    name.append(prefix).append(old, prefix_size);
+    if (name == "input" || names_.count(name)) return std::nullopt;
+    names.push_back(std::move(name));
+  }
+  const Value base = network_.layers.size();
+  const auto moved = [&](Value id) {
+    if (id >= first) return base + (id - first);
+    for (const auto& [from, to] : outside)
+      if (from == id) return to;
+    throw std::logic_error("repeat: an input outside the range is not mapped");
+  };
+  for (Value id = first; id < last; ++id) {
+    const ir::Layer& old = network_.layers[id];
+    ir::Layer l;
+    l.name = std::move(names[id - first]);
+    l.op = old.op;
+    l.attrs = old.attrs;
+    l.inputs.reserve(old.inputs.size());
+    for (const Value in : old.inputs) l.inputs.push_back(moved(in));
+    l.output = old.output;
+    l.origin = old.origin;
+    names_.insert(l.name);
+    network_.layers.push_back(std::move(l));
+  }
+  return base;
+}
+
 // Tied weights are one tensor used twice (GPT-2's token embedding and output head): the owner must
 // exist already and hold exactly as many weights as this layer reads.
 void NetworkBuilder::check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const {

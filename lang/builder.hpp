@@ -14,6 +14,7 @@
 #include "lang/ir/network.hpp"
 
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 #include <stdexcept>
@@ -88,6 +89,20 @@ class NetworkBuilder {
   };
   [[nodiscard]] Scope scope(std::string_view block_name);
   [[nodiscard]] Scope named_scope(std::string label);
+
+  // Layers [first, last) made again in the current scope, as elaborating the same block instance on
+  // inputs of the same shapes would make them, without binding and inferring each anew (the `.net`
+  // front end repeats a block called 80 times with the same arguments). `prefix_size`: the length of
+  // the scope prefix they were made under, which the copies' names trade for the current one. Inputs
+  // inside the range move with it; those before it are mapped by `outside` (old id, new id), which
+  // must name each and with the same shape. Returns the copy of `first`; nullopt, having made
+  // nothing, when a copy's name is taken (making the layers one by one reports that error).
+  std::optional<Value> repeat(Value first, Value last, std::size_t prefix_size,
+                              const std::vector<std::pair<Value, Value>>& outside);
+  // The layers made so far.
+  const std::vector<ir::Layer>& layers() const { return network_.layers; }
+  // The current scope's name prefix ("layer1.0."), "" at the top.
+  const std::string& prefix() const { return frames_.back().prefix; }
 
   // Where the layers made from now on were written ("file:line:col", ir::Layer::origin); the text
   // front end sets it before each layer, C++ callers may leave it empty.

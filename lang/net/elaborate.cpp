@@ -518,10 +518,10 @@ Value Elaborator::call_block(const ast::Definition& block, const ast::Call& c, s
   // The block instance is a naming scope: its `as` label, else `<block><k>` (as NetworkBuilder::scope).
   if (c.label) {
     auto s = builder_->named_scope(c.label->name);
-    return run_block(block, c, std::move(args));
+    return instantiate(block, c, std::move(args));
   }
   auto s = builder_->scope(block.name.name);
-  return run_block(block, c, std::move(args));
+  return instantiate(block, c, std::move(args));
 }
 
 Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args) {

@@ -4,6 +4,7 @@
 
 #include "lang/builder.hpp"
 #include "lang/net/elaborate.hpp"
+#include "lang/net/instance.hpp"
 #include "lang/net/value.hpp"
 
 #include <map>
@@ -106,6 +107,8 @@ class Elaborator {
   Value call(const ast::Call& c, std::optional<Value> piped, Scope& scope);
   Value call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   Value run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
+  // instances.cpp: run_block in the block's scope, or a repeat of an earlier identical instance.
+  Value instantiate(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   bool is_callable(std::string_view name) const;
   // Every name a call may take: the file's blocks, then the ops and built-in functions.
   std::vector<std::string> callable_known() const;
@@ -138,6 +141,7 @@ class Elaborator {
   int depth_ = 0;
   std::vector<Reported> reported_;
   std::unordered_map<const Tagged*, std::string> origins_;   // make_layer's "file:line:col" per construct
+  std::unordered_map<std::string, Instance> instances_;       // by instance_key (instances.cpp)
 };
 
 // Names the language reserves for ops and built-in functions (a block may not take one).
