@@ -46,7 +46,7 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   l.origin = origin_;
   l.name = name_for(spec.name, std::move(name));
   // A set, not a scan of the layers: a scan makes a 100,000-layer network quadratic.
-  if (l.name == "input" || names_.count(l.name)) throw BuildError("two layers are named '" + l.name + "'");
+  if (l.name == "input" || names_.contains(l.name, network_.layers)) throw BuildError("two layers are named '" + l.name + "'");
   try {
     const std::vector<ir::Shape> shapes = ir::input_shapes(network_, l);
     l.attrs = ir::bind_attrs(spec, attrs, shapes);
@@ -55,8 +55,8 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   } catch (const ir::ShapeError& e) {
     throw BuildError(l.name + ": " + e.what());
   }
-  names_.insert(l.name);
   network_.layers.push_back(std::move(l));
+  names_.add(network_.layers.back().name, network_.layers.size() - 1);
   return network_.layers.size() - 1;
 }
 
@@ -76,7 +76,7 @@ std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value l
     std::string name;
     name.reserve(prefix.size() + old.size() - prefix_size);
     name.append(prefix).append(old, prefix_size);
-    if (name == "input" || names_.count(name)) return std::nullopt;
+    if (name == "input" || names_.contains(name, network_.layers)) return std::nullopt;
     names.push_back(std::move(name));
   }
   const Value base = network_.layers.size();
@@ -96,8 +96,8 @@ std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value l
     for (const Value in : old.inputs) l.inputs.push_back(moved(in));
     l.output = old.output;
     l.origin = old.origin;
-    names_.insert(l.name);
     network_.layers.push_back(std::move(l));
+    names_.add(network_.layers.back().name, network_.layers.size() - 1);
   }
   return base;
 }

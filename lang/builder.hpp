@@ -12,11 +12,11 @@
 #pragma once
 
 #include "lang/ir/network.hpp"
+#include "lang/name_index.hpp"
 
 #include <map>
 #include <optional>
 #include <string_view>
-#include <unordered_set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -125,7 +125,7 @@ class NetworkBuilder {
   std::string origin_;
   // Every layer name so far: duplicates are an error. Hashed, as sibling names share long prefixes
   // (layers.decoder12.attention.) that make every comparison of an ordered set scan them.
-  std::unordered_set<std::string> names_;
+  NameIndex names_;
 };
 
 }  // namespace ridge::lang
