@@ -203,9 +203,13 @@ Workload workload(const ir::Network& net, const Options& opt) {
   Totals& t = w.counts;
   w.costs.reserve(net.layers.size());
   w.recomputed.assign(net.layers.size(), false);
+  // One buffer of input shapes for every layer: refilled in place, it allocates only when a layer
+  // has more inputs or longer shapes than any before (a fresh vector per layer showed in profiles).
+  std::vector<ir::Shape> shapes;
   for (std::size_t id = 0; id < net.layers.size(); ++id) {
     const ir::Layer& layer = net.layers[id];
-    const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
+    shapes.resize(layer.inputs.size());
+    for (std::size_t k = 0; k < layer.inputs.size(); ++k) shapes[k] = net.layers.at(layer.inputs[k]).output;
     grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
     const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back(), weight_width);
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
