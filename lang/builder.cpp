@@ -46,7 +46,9 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   l.origin = origin_;
   l.name = name_for(spec.name, std::move(name));
   // A set, not a scan of the layers: a scan makes a 100,000-layer network quadratic.
-  if (l.name == "input" || names_.contains(l.name, network_.layers)) throw BuildError("two layers are named '" + l.name + "'");
+  const std::size_t hash = NameIndex::hash(l.name);
+  if (l.name == "input" || names_.contains(l.name, hash, network_.layers))
+    throw BuildError("two layers are named '" + l.name + "'");
   try {
     const std::vector<ir::Shape> shapes = ir::input_shapes(network_, l);
     l.attrs = ir::bind_attrs(spec, attrs, shapes);
@@ -56,7 +58,7 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
     throw BuildError(l.name + ": " + e.what());
   }
   network_.layers.push_back(std::move(l));
-  names_.add(network_.layers.back().name, network_.layers.size() - 1);
+  names_.add(hash, network_.layers.size() - 1);
   return network_.layers.size() - 1;
 }
 
@@ -69,15 +71,19 @@ std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value l
   const std::string& prefix = frames_.back().prefix;
   // Every name first: a taken one leaves the network as it was.
   std::vector<std::string> names;
+  std::vector<std::size_t> hashes;
   names.reserve(last - first);
+  hashes.reserve(last - first);
   for (Value id = first; id < last; ++id) {
     const std::string& old = network_.layers[id].name;
     if (old.size() < prefix_size) throw std::logic_error("repeat: a layer made outside the prefix");
     std::string name;
     name.reserve(prefix.size() + old.size() - prefix_size);
     name.append(prefix).append(old, prefix_size);
-    if (name == "input" || names_.contains(name, network_.layers)) return std::nullopt;
+    const std::size_t hash = NameIndex::hash(name);
+    if (name == "input" || names_.contains(name, hash, network_.layers)) return std::nullopt;
     names.push_back(std::move(name));
+    hashes.push_back(hash);
   }
   const Value base = network_.layers.size();
   const auto moved = [&](Value id) {
@@ -97,7 +103,7 @@ std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value l
     l.output = old.output;
     l.origin = old.origin;
     network_.layers.push_back(std::move(l));
-    names_.add(network_.layers.back().name, network_.layers.size() - 1);
+    names_.add(hashes[id - first], network_.layers.size() - 1);
   }
   return base;
 }

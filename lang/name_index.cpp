@@ -4,9 +4,10 @@
 
 namespace ridge::lang {
 
-bool NameIndex::contains(std::string_view name, const std::vector<ir::Layer>& layers) const {
+std::size_t NameIndex::hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+
+bool NameIndex::contains(std::string_view name, std::size_t hash, const std::vector<ir::Layer>& layers) const {
   if (slots_.empty()) return false;
-  const std::size_t hash = std::hash<std::string_view>{}(name);
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& s = slots_[i];
@@ -15,9 +16,8 @@ bool NameIndex::contains(std::string_view name, const std::vector<ir::Layer>& la
   }
 }
 
-void NameIndex::add(std::string_view name, ir::LayerId id) {
+void NameIndex::add(std::size_t hash, ir::LayerId id) {
   if (2 * (size_ + 1) > slots_.size()) grow();
-  const std::size_t hash = std::hash<std::string_view>{}(name);
   const std::size_t mask = slots_.size() - 1;
   std::size_t i = hash & mask;
   while (slots_[i].id != kEmpty) i = (i + 1) & mask;

@@ -14,10 +14,12 @@ namespace ridge::lang {
 
 class NameIndex {
  public:
-  // Whether `name` is the name of a layer added so far; `layers` are the layers the ids index.
-  bool contains(std::string_view name, const std::vector<ir::Layer>& layers) const;
-  // Adds layers[id], whose name is `name` and not yet contained.
-  void add(std::string_view name, ir::LayerId id);
+  // A name's hash, computed once for contains() then add().
+  static std::size_t hash(std::string_view name);
+  // Whether `name` (of hash `h`) is the name of a layer added so far; `layers` are the layers the ids index.
+  bool contains(std::string_view name, std::size_t h, const std::vector<ir::Layer>& layers) const;
+  // Adds layers[id], whose name has hash `h` and is not yet contained.
+  void add(std::size_t h, ir::LayerId id);
   void clear();
 
  private:
