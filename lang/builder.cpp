@@ -50,7 +50,9 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   if (l.name == "input" || names_.contains(l.name, hash, network_.layers))
     throw BuildError("two layers are named '" + l.name + "'");
   try {
-    const std::vector<ir::Shape> shapes = ir::input_shapes(network_, l);
+    std::vector<ir::Shape>& shapes = input_shapes_;
+    shapes.resize(l.inputs.size());
+    for (std::size_t k = 0; k < l.inputs.size(); ++k) shapes[k] = network_.layers[l.inputs[k]].output;
     l.attrs = ir::bind_attrs(spec, attrs, shapes);
     l.output = ir::infer_shape(op, l.attrs, shapes);
     if (const auto tied = ir::tied_to(l)) check_tied(l, *tied, shapes);

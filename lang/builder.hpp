@@ -126,6 +126,8 @@ class NetworkBuilder {
   // Every layer name so far: duplicates are an error. Hashed, as sibling names share long prefixes
   // (layers.decoder12.attention.) that make every comparison of an ordered set scan them.
   NameIndex names_;
+  // The input shapes of the layer being made: refilled in place, not a new vector per layer.
+  std::vector<ir::Shape> input_shapes_;
 };
 
 }  // namespace ridge::lang
