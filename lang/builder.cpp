@@ -32,7 +32,12 @@ std::string NetworkBuilder::name_for(std::string_view op_name, std::string expli
   // one '_', else it is all of it.
   const char last = key.empty() ? '_' : key.back();
   const bool separate = (last >= '0' && last <= '9') || last == '_';
-  return f.prefix + key + (separate ? "_" : "") + std::to_string(k);
+  const std::string count = std::to_string(k);
+  std::string name;   // built in one buffer: the temporaries of prefix + key + ... showed in profiles
+  name.reserve(f.prefix.size() + key.size() + 1 + count.size());
+  name.append(f.prefix).append(key);
+  if (separate) name.push_back('_');
+  return name.append(count);
 }
 
 NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vector<Value> inputs,

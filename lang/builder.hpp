@@ -106,7 +106,8 @@ class NetworkBuilder {
 
   // Where the layers made from now on were written ("file:line:col", ir::Layer::origin); the text
   // front end sets it before each layer, C++ callers may leave it empty.
-  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  // Assigned in place: the text front end sets one for nearly every layer.
+  void set_origin(std::string_view origin) { origin_.assign(origin); }
   const std::string& origin() const { return origin_; }
 
   // The finished network, returning `output`. The builder is left empty.
