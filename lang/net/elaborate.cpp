@@ -252,11 +252,10 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
 }
 
 const Value& Elaborator::lookup(const ast::Identifier& name, const Scope& scope) const {
-  if (auto it = scope.find(name.name); it != scope.end()) return it->second;
-  if (auto it = globals_.find(name.name); it != globals_.end()) return it->second;
-  std::vector<std::string> known;
-  for (const auto& [k, v] : scope) known.push_back(k);
-  for (const auto& [k, v] : globals_) known.push_back(k);
+  if (const Value* v = scope.find(name.name)) return *v;
+  if (const Value* v = globals_.find(name.name)) return *v;
+  std::vector<std::string> known = scope.names();
+  for (std::string& k : globals_.names()) known.push_back(std::move(k));
   if (in_constants_ && network_->params &&
       std::any_of(network_->params->begin(), network_->params->end(),
                   [&](const ast::Param& p) { return p.name.name == name.name; }))
@@ -585,7 +584,7 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
         for (const auto& q : params) list += (list.empty() ? "" : ", ") + q.name.name;
         fail(*a.at, "block '" + block.name.name + "' has no parameter '" + *a.keyword + "'; expected one of: " + list);
       }
-      if (scope.count(*a.keyword)) fail(*a.at, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
+      if (scope.contains(*a.keyword)) fail(*a.at, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
       scope[*a.keyword] = std::move(a.value);
       continue;
     }
@@ -594,7 +593,7 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
     scope[params[positional++].name.name] = std::move(a.value);
   }
   for (const auto& p : params) {
-    if (scope.count(p.name.name)) continue;
+    if (scope.contains(p.name.name)) continue;
     if (!p.default_value)
       fail(c.callee, "block '" + block.name.name + "' needs argument '" + p.name.name + "'; expected it by position or as `" +
                          p.name.name + ": ...`");

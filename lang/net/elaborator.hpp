@@ -5,6 +5,7 @@
 #include "lang/builder.hpp"
 #include "lang/net/elaborate.hpp"
 #include "lang/net/instance.hpp"
+#include "lang/net/scope.hpp"
 #include "lang/net/value.hpp"
 
 #include <map>
@@ -69,7 +70,6 @@ class Elaborator {
              const Tagged& at) const;
 
  private:
-  using Scope = std::map<std::string, Value, std::less<>>;
   struct Frame {
     const ast::Definition* block;
     const Tagged* site;
