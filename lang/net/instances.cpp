@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 
 namespace ridge::lang::net {
 namespace {
@@ -120,6 +121,7 @@ Value Elaborator::instantiate(const ast::Definition& block, const ast::Call& c, 
         Value result;
         int result_budget = kMaxKeyValues;
         moved(was.result, move, result, result_budget);   // checked when the instance was kept
+        returned_.reset();   // as run_block leaves it
         steps_ += was.steps;
         loop_iterations_ += was.loop_iterations;
         layers_ += layers;
