@@ -232,7 +232,7 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
       case ir::ParamKind::Word:
         if (arg.value.kind != Value::Kind::Text)
           fail(*arg.at, "expected a word in quotes for " + what + ", got " + describe(arg.value));
-        given.set(p.name, arg.value.text);
+        given.set(p.name, arg.value.word());
         break;
       case ir::ParamKind::Weights: given.set(p.name, static_cast<std::int64_t>(to_tensor(arg, what))); break;
       case ir::ParamKind::Tensors: break;

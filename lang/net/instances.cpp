@@ -35,8 +35,8 @@ bool spell(const Value& v, const NetworkBuilder& b, std::string& key, std::vecto
     case Value::Kind::Number: append(key, std::bit_cast<std::uint64_t>(v.number)); return true;
     case Value::Kind::Bool: append(key, v.boolean); return true;
     case Value::Kind::Text:
-      append(key, v.text.size());
-      key.append(v.text);
+      append(key, v.word().size());
+      key.append(v.word());
       return true;
     case Value::Kind::Tensor: {
       std::size_t slot = 0;
