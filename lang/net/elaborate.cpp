@@ -515,7 +515,7 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
   if (c.args)
     for (const auto& a : *c.args) {
       Value v = eval(a.value.get(), scope);
-      args.push_back(Arg{a.keyword ? std::optional<std::string>(a.keyword->name) : std::nullopt, std::move(v), &a});
+      args.push_back(Arg{a.keyword ? &a.keyword->name : nullptr, std::move(v), &a});
     }
   const std::string& name = c.callee.name;
   static const std::string unlabelled;

@@ -22,7 +22,7 @@ using Tagged = boost::spirit::x3::position_tagged;
 
 // An evaluated call argument and where it was written.
 struct Arg {
-  std::optional<std::string> keyword;
+  const std::string* keyword;   // its name in the syntax tree (which outlives elaboration); null: positional
   Value value;
   const Tagged* at;
 };

@@ -92,7 +92,7 @@ Value Elaborator::instantiate(const ast::Definition& block, const ast::Call& c, 
   append(key, stack_.size());
   for (const Frame& f : stack_) append(key, f.block);
   for (const Arg& a : args) {
-    append(key, a.keyword.has_value());
+    append(key, a.keyword != nullptr);
     if (a.keyword) {
       append(key, a.keyword->size());
       key.append(*a.keyword);
