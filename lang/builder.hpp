@@ -12,6 +12,7 @@
 #pragma once
 
 #include "lang/ir/network.hpp"
+#include "lang/layer_chunks.hpp"
 #include "lang/name_index.hpp"
 
 #include <map>
@@ -49,7 +50,7 @@ class NetworkBuilder {
   NetworkBuilder(std::string network_name, ir::Shape input_shape);
 
   Value input() const { return 0; }
-  const ir::Shape& shape(Value v) const { return network_.layers.at(v).output; }
+  const ir::Shape& shape(Value v) const { return layers_.at(v).output; }
 
   // Any op: the one place that binds attributes (defaults from the op's spec row), infers the shape
   // and names the layer. `attrs` holds the arguments given; the rest take their defaults. A tied
@@ -100,7 +101,7 @@ class NetworkBuilder {
   std::optional<Value> repeat(Value first, Value last, std::size_t prefix_size,
                               const std::vector<std::pair<Value, Value>>& outside);
   // The layers made so far.
-  const std::vector<ir::Layer>& layers() const { return network_.layers; }
+  const LayerChunks& layers() const { return layers_; }
   // The current scope's name prefix ("layer1.0."), "" at the top.
   const std::string& prefix() const { return frames_.back().prefix; }
 
@@ -121,7 +122,8 @@ class NetworkBuilder {
   std::string name_for(std::string_view op_name, std::string explicit_name);
   void check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const;
 
-  ir::Network network_;
+  ir::Network network_;   // its name; its layers are in layers_ until finish()
+  LayerChunks layers_;
   std::vector<Frame> frames_;
   std::string origin_;
   // Every layer name so far: duplicates are an error. Hashed, as sibling names share long prefixes

@@ -6,7 +6,7 @@ namespace ridge::lang {
 
 std::size_t NameIndex::hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
 
-bool NameIndex::contains(std::string_view name, std::size_t hash, const std::vector<ir::Layer>& layers) const {
+bool NameIndex::contains(std::string_view name, std::size_t hash, const LayerChunks& layers) const {
   if (slots_.empty()) return false;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {

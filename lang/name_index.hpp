@@ -5,6 +5,7 @@
 #pragma once
 
 #include "lang/ir/network.hpp"
+#include "lang/layer_chunks.hpp"
 
 #include <cstddef>
 #include <string_view>
@@ -17,7 +18,7 @@ class NameIndex {
   // A name's hash, computed once for contains() then add().
   static std::size_t hash(std::string_view name);
   // Whether `name` (of hash `h`) is the name of a layer added so far; `layers` are the layers the ids index.
-  bool contains(std::string_view name, std::size_t h, const std::vector<ir::Layer>& layers) const;
+  bool contains(std::string_view name, std::size_t h, const LayerChunks& layers) const;
   // Adds layers[id], whose name has hash `h` and is not yet contained.
   void add(std::size_t h, ir::LayerId id);
   void clear();
