@@ -5,6 +5,7 @@
 #include "lang/suggest.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 
@@ -418,24 +419,26 @@ Value Elaborator::eval(const ast::Binary& e, Scope& scope) {
     const Value b = eval(e.rest.front().rhs, scope);
     return apply(e.rest.front(), a, b);
   }
-  // Precedence climbing over the flat operand/operator list (left-associative within a level).
-  std::vector<Value> values;
-  std::vector<const ast::BinaryOp*> ops;
+  // Precedence climbing over the flat operand/operator list (left-associative within a level). The
+  // operators waiting on the stack rise strictly in precedence (an equal or lower one reduces them
+  // first), so it holds at most one per level: fixed arrays, not two vectors per expression.
+  constexpr std::size_t kLevels = 5;
+  std::array<Value, kLevels + 1> values;
+  std::array<const ast::BinaryOp*, kLevels> ops{};
+  std::size_t n_values = 0, n_ops = 0;
   const auto reduce = [&] {
-    const ast::BinaryOp* op = ops.back();
-    ops.pop_back();
-    Value b = std::move(values.back());
-    values.pop_back();
-    values.back() = apply(*op, values.back(), b);
+    const ast::BinaryOp* op = ops[--n_ops];
+    const Value b = std::move(values[--n_values]);
+    values[n_values - 1] = apply(*op, values[n_values - 1], b);
   };
-  values.push_back(eval(e.first, scope));
+  values[n_values++] = eval(e.first, scope);
   for (const auto& op : e.rest) {
-    while (!ops.empty() && precedence(ops.back()->op) >= precedence(op.op)) reduce();
-    ops.push_back(&op);
-    values.push_back(eval(op.rhs, scope));
+    while (n_ops > 0 && precedence(ops[n_ops - 1]->op) >= precedence(op.op)) reduce();
+    ops[n_ops++] = &op;
+    values[n_values++] = eval(op.rhs, scope);
   }
-  while (!ops.empty()) reduce();
-  return std::move(values.back());
+  while (n_ops > 0) reduce();
+  return std::move(values[0]);
 }
 
 Value Elaborator::apply(const ast::BinaryOp& node, const Value& a, const Value& b) const {
