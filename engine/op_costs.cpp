@@ -42,16 +42,32 @@ ir::OpClass op_class(ir::Op op) { return ir::spec(op).op_class; }
 bool is_view(ir::Op op) { return ir::spec(op).view; }
 bool has_cost(ir::Op op) { return op.id < table().size() && table()[op.id] != nullptr; }
 
-GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<GradNeeds>& earlier) {
-  GradNeeds g;
+namespace {
+// Autograd's rule, once for both forms: `earlier(in)` says whether earlier layer `in`'s output needs a
+// gradient, for `count` earlier layers.
+template <typename Earlier>
+void fill_grad_needs(const ir::Layer& layer, bool has_parameters, std::size_t count, Earlier earlier, GradNeeds& g) {
+  g.inputs.clear();
   g.inputs.reserve(layer.inputs.size());
   for (ir::LayerId in : layer.inputs) {
-    if (in >= earlier.size()) throw std::invalid_argument("layer '" + layer.name + "' reads a later layer");
-    g.inputs.push_back(earlier[in].output);
+    if (in >= count) throw std::invalid_argument("layer '" + layer.name + "' reads a later layer");
+    g.inputs.push_back(earlier(in));
   }
   g.output = layer.op != ir::kInputOp &&
              (has_parameters || std::any_of(g.inputs.begin(), g.inputs.end(), [](bool b) { return b; }));
+}
+}  // namespace
+
+GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<GradNeeds>& earlier) {
+  GradNeeds g;
+  fill_grad_needs(layer, has_parameters, earlier.size(), [&](ir::LayerId in) { return earlier[in].output; }, g);
   return g;
+}
+
+void grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<bool>& earlier_outputs,
+                GradNeeds& out) {
+  fill_grad_needs(layer, has_parameters, earlier_outputs.size(),
+                  [&](ir::LayerId in) { return static_cast<bool>(earlier_outputs[in]); }, out);
 }
 
 std::vector<GradNeeds> grad_flags(const ir::Network& network) {

@@ -69,6 +69,10 @@ OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t 
 // every earlier layer. A layer's output needs a gradient when it has parameters or any input needs
 // one; the input layer never does. Throws std::invalid_argument when an input is not an earlier layer.
 GradNeeds grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<GradNeeds>& earlier);
+// The same from the earlier layers' output needs alone, into `out` (its storage reused): what a pass
+// over a whole network uses, without a vector per layer.
+void grad_needs(const ir::Layer& layer, bool has_parameters, const std::vector<bool>& earlier_outputs,
+                GradNeeds& out);
 // The needs of every layer of the network (index = layer id).
 std::vector<GradNeeds> grad_flags(const ir::Network& network);
 

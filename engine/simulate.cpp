@@ -198,16 +198,23 @@ Workload workload(const ir::Network& net, const Options& opt) {
   const ir::Op attention_op = ir::op("attention");
   double selective_dropped = 0.0;
 
-  std::vector<GradNeeds> grads;   // filled layer by layer: a layer's needs depend on earlier ones
-  grads.reserve(net.layers.size());
+  // Filled layer by layer: a layer's needs depend on earlier ones' outputs. One GradNeeds reused.
+  std::vector<bool> needs_grad;
+  needs_grad.reserve(net.layers.size());
+  GradNeeds grad;
   Totals& t = w.counts;
   w.costs.reserve(net.layers.size());
   w.recomputed.assign(net.layers.size(), false);
+  // One buffer of input shapes for every layer: refilled in place, it allocates only when a layer
+  // has more inputs or longer shapes than any before (a fresh vector per layer showed in profiles).
+  std::vector<ir::Shape> shapes;
   for (std::size_t id = 0; id < net.layers.size(); ++id) {
     const ir::Layer& layer = net.layers[id];
-    const std::vector<ir::Shape> shapes = ir::input_shapes(net, layer);
-    grads.push_back(grad_needs(layer, ir::weight_count(layer, shapes) > 0, grads));
-    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grads.back(), weight_width);
+    shapes.resize(layer.inputs.size());
+    for (std::size_t k = 0; k < layer.inputs.size(); ++k) shapes[k] = net.layers.at(layer.inputs[k]).output;
+    grad_needs(layer, ir::weight_count(layer, shapes) > 0, needs_grad, grad);
+    needs_grad.push_back(grad.output);
+    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
       inexact("the counts of layer '" + layer.name + "'");
     if (c.params > 0) ++w.parameterised_layers;

@@ -17,7 +17,7 @@ NetworkBuilder::NetworkBuilder(std::string network_name, ir::Shape input_shape) 
   } catch (const ir::ShapeError& e) {
     throw BuildError("input: " + std::string(e.what()));
   }
-  network_.layers.push_back(std::move(in));
+  layers_.push_back(std::move(in));
   frames_.push_back({});
 }
 
@@ -32,13 +32,18 @@ std::string NetworkBuilder::name_for(std::string_view op_name, std::string expli
   // one '_', else it is all of it.
   const char last = key.empty() ? '_' : key.back();
   const bool separate = (last >= '0' && last <= '9') || last == '_';
-  return f.prefix + key + (separate ? "_" : "") + std::to_string(k);
+  const std::string count = std::to_string(k);
+  std::string name;   // built in one buffer: the temporaries of prefix + key + ... showed in profiles
+  name.reserve(f.prefix.size() + key.size() + 1 + count.size());
+  name.append(f.prefix).append(key);
+  if (separate) name.push_back('_');
+  return name.append(count);
 }
 
 NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vector<Value> inputs,
                                             std::string name) {
   for (Value v : inputs)
-    if (v >= network_.layers.size()) throw BuildError("a value from another builder was used");
+    if (v >= layers_.size()) throw BuildError("a value from another builder was used");
   const ir::OpSpec& spec = ir::spec(op);
   ir::Layer l;
   l.op = op;
@@ -46,27 +51,79 @@ NetworkBuilder::Value NetworkBuilder::layer(ir::Op op, ir::Attrs attrs, std::vec
   l.origin = origin_;
   l.name = name_for(spec.name, std::move(name));
   // A set, not a scan of the layers: a scan makes a 100,000-layer network quadratic.
-  if (l.name == "input" || names_.count(l.name)) throw BuildError("two layers are named '" + l.name + "'");
+  const std::size_t hash = NameIndex::hash(l.name);
+  if (l.name == "input" || names_.contains(l.name, hash, layers_))
+    throw BuildError("two layers are named '" + l.name + "'");
   try {
-    const std::vector<ir::Shape> shapes = ir::input_shapes(network_, l);
+    std::vector<ir::Shape>& shapes = input_shapes_;
+    shapes.resize(l.inputs.size());
+    for (std::size_t k = 0; k < l.inputs.size(); ++k) shapes[k] = layers_[l.inputs[k]].output;
     l.attrs = ir::bind_attrs(spec, attrs, shapes);
     l.output = ir::infer_shape(op, l.attrs, shapes);
     if (const auto tied = ir::tied_to(l)) check_tied(l, *tied, shapes);
   } catch (const ir::ShapeError& e) {
     throw BuildError(l.name + ": " + e.what());
   }
-  names_.insert(l.name);
-  network_.layers.push_back(std::move(l));
-  return network_.layers.size() - 1;
+  layers_.push_back(std::move(l));
+  names_.add(hash, layers_.size() - 1);
+  return layers_.size() - 1;
+}
+
+std::optional<NetworkBuilder::Value> NetworkBuilder::repeat(Value first, Value last, std::size_t prefix_size,
+                                                           const std::vector<std::pair<Value, Value>>& outside) {
+  if (first > last || last > layers_.size()) throw std::logic_error("repeat: not a range of layers made");
+  for (const auto& [from, to] : outside)
+    if (from >= first || to >= layers_.size() || layers_[from].output != layers_[to].output)
+      throw std::logic_error("repeat: an outside input is mapped to one of another shape");
+  const std::string& prefix = frames_.back().prefix;
+  // Every name first: a taken one leaves the network as it was.
+  std::vector<std::string> names;
+  std::vector<std::size_t> hashes;
+  names.reserve(last - first);
+  hashes.reserve(last - first);
+  for (Value id = first; id < last; ++id) {
+    const std::string& old = layers_[id].name;
+    if (old.size() < prefix_size) throw std::logic_error("repeat: a layer made outside the prefix");
+    std::string name;
+    name.reserve(prefix.size() + old.size() - prefix_size);
+    name.append(prefix).append(old, prefix_size);
+    const std::size_t hash = NameIndex::hash(name);
+    if (name == "input" || names_.contains(name, hash, layers_)) return std::nullopt;
+    names.push_back(std::move(name));
+    hashes.push_back(hash);
+  }
+  const Value base = layers_.size();
+  const auto moved = [&](Value id) {
+    if (id >= first) return base + (id - first);
+    for (const auto& [from, to] : outside)
+      if (from == id) return to;
+    throw std::logic_error("repeat: an input outside the range is not mapped");
+  };
+  for (Value id = first; id < last; ++id) {
+    const ir::Layer& old = layers_[id];
+    ir::Layer l;
+    l.name = std::move(names[id - first]);
+    l.op = old.op;
+    l.attrs = old.attrs;
+    l.inputs.reserve(old.inputs.size());
+    for (const Value in : old.inputs) l.inputs.push_back(moved(in));
+    l.output = old.output;
+    l.origin = old.origin;
+    layers_.push_back(std::move(l));
+    names_.add(hashes[id - first], layers_.size() - 1);
+  }
+  return base;
 }
 
 // Tied weights are one tensor used twice (GPT-2's token embedding and output head): the owner must
 // exist already and hold exactly as many weights as this layer reads.
 void NetworkBuilder::check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const {
-  if (owner == 0 || owner >= network_.layers.size()) throw ir::ShapeError("'tied' must name a layer made earlier");
-  const ir::Layer& o = network_.layers[owner];
+  if (owner == 0 || owner >= layers_.size()) throw ir::ShapeError("'tied' must name a layer made earlier");
+  const ir::Layer& o = layers_[owner];
   if (ir::tied_to(o)) throw ir::ShapeError("'tied' names '" + o.name + "', which is itself tied; name its owner");
-  const std::int64_t theirs = ir::parameter_count(o, ir::input_shapes(network_, o));
+  std::vector<ir::Shape> owner_shapes;
+  for (const Value in : o.inputs) owner_shapes.push_back(layers_[in].output);
+  const std::int64_t theirs = ir::parameter_count(o, owner_shapes);
   const std::int64_t mine = ir::weight_count(l, shapes);
   if (theirs != mine)
     throw ir::ShapeError("'tied' names '" + o.name + "' with " + std::to_string(theirs) + " parameters, but this layer needs " +
@@ -144,7 +201,8 @@ NetworkBuilder::Scope::~Scope() {
 }
 
 ir::Network NetworkBuilder::finish(Value output) {
-  if (output >= network_.layers.size()) throw BuildError("the output value is not from this builder");
+  if (output >= layers_.size()) throw BuildError("the output value is not from this builder");
+  network_.layers = layers_.take();
   network_.output = output;
   ir::Network done = std::move(network_);
   network_ = {};

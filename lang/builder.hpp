@@ -12,10 +12,12 @@
 #pragma once
 
 #include "lang/ir/network.hpp"
+#include "lang/layer_chunks.hpp"
+#include "lang/name_index.hpp"
 
 #include <map>
+#include <optional>
 #include <string_view>
-#include <unordered_set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,7 +50,7 @@ class NetworkBuilder {
   NetworkBuilder(std::string network_name, ir::Shape input_shape);
 
   Value input() const { return 0; }
-  const ir::Shape& shape(Value v) const { return network_.layers.at(v).output; }
+  const ir::Shape& shape(Value v) const { return layers_.at(v).output; }
 
   // Any op: the one place that binds attributes (defaults from the op's spec row), infers the shape
   // and names the layer. `attrs` holds the arguments given; the rest take their defaults. A tied
@@ -89,9 +91,24 @@ class NetworkBuilder {
   [[nodiscard]] Scope scope(std::string_view block_name);
   [[nodiscard]] Scope named_scope(std::string label);
 
+  // Layers [first, last) made again in the current scope, as elaborating the same block instance on
+  // inputs of the same shapes would make them, without binding and inferring each anew (the `.net`
+  // front end repeats a block called 80 times with the same arguments). `prefix_size`: the length of
+  // the scope prefix they were made under, which the copies' names trade for the current one. Inputs
+  // inside the range move with it; those before it are mapped by `outside` (old id, new id), which
+  // must name each and with the same shape. Returns the copy of `first`; nullopt, having made
+  // nothing, when a copy's name is taken (making the layers one by one reports that error).
+  std::optional<Value> repeat(Value first, Value last, std::size_t prefix_size,
+                              const std::vector<std::pair<Value, Value>>& outside);
+  // The layers made so far.
+  const LayerChunks& layers() const { return layers_; }
+  // The current scope's name prefix ("layer1.0."), "" at the top.
+  const std::string& prefix() const { return frames_.back().prefix; }
+
   // Where the layers made from now on were written ("file:line:col", ir::Layer::origin); the text
   // front end sets it before each layer, C++ callers may leave it empty.
-  void set_origin(std::string origin) { origin_ = std::move(origin); }
+  // Assigned in place: the text front end sets one for nearly every layer.
+  void set_origin(std::string_view origin) { origin_.assign(origin); }
   const std::string& origin() const { return origin_; }
 
   // The finished network, returning `output`. The builder is left empty.
@@ -105,12 +122,15 @@ class NetworkBuilder {
   std::string name_for(std::string_view op_name, std::string explicit_name);
   void check_tied(const ir::Layer& l, ir::LayerId owner, const std::vector<ir::Shape>& shapes) const;
 
-  ir::Network network_;
+  ir::Network network_;   // its name; its layers are in layers_ until finish()
+  LayerChunks layers_;
   std::vector<Frame> frames_;
   std::string origin_;
   // Every layer name so far: duplicates are an error. Hashed, as sibling names share long prefixes
   // (layers.decoder12.attention.) that make every comparison of an ordered set scan them.
-  std::unordered_set<std::string> names_;
+  NameIndex names_;
+  // The input shapes of the layer being made: refilled in place, not a new vector per layer.
+  std::vector<ir::Shape> input_shapes_;
 };
 
 }  // namespace ridge::lang

@@ -206,17 +206,18 @@ int main(int argc, char** argv) {
     if (prompt > 0 && lang::is_onnx_path(net_path))
       throw UsageError("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");
     std::vector<std::string> free_nodes;   // .onnx nodes counted as free (--allow-unknown)
-    const ir::Network network = [&] {
+    engine::Plan plan;
+    // Made in place: copying the network (Llama-2-70B's 1,444 layers) cost as much as simulating it.
+    plan.network = std::make_shared<const ir::Network>([&] {
       if (!lang::is_onnx_path(net_path)) return lang::load_network(net_path, overrides);
       lang::OnnxOptions o = lang::onnx_options(overrides, net_path);
       o.allow_unknown = allow_unknown;
       lang::OnnxImport imported = lang::load_onnx(net_path, o);
       free_nodes = std::move(imported.free_nodes);
       return std::move(imported.network);
-    }();
+    }());
+    const ir::Network& network = *plan.network;
     for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
-    engine::Plan plan;
-    plan.network = std::make_shared<const ir::Network>(network);
     plan.device_files = hw_paths;
     plan.precisions = precisions;
     plan.batches = batches;

@@ -214,6 +214,15 @@ Shape infer_shape(Op op, const Attrs& attrs, const std::vector<Shape>& inputs) {
 }
 
 std::optional<LayerId> tied_to(const Layer& layer) {
+  // Which ops can tie weights, found once: the question is asked of every layer, many times over.
+  static const std::vector<bool> can_tie = [] {
+    std::vector<bool> ties;
+    for (const OpSpec& s : all_ops())
+      ties.push_back(std::any_of(s.params.begin(), s.params.end(),
+                                 [](const ParamSpec& p) { return p.kind == ParamKind::Weights; }));
+    return ties;
+  }();
+  if (layer.op.id < can_tie.size() && !can_tie[layer.op.id]) return std::nullopt;   // else spec() checks the id
   for (const ParamSpec& p : spec(layer.op).params)
     if (p.kind == ParamKind::Weights)
       if (const AttrValue* v = layer.attrs.find(p.name))

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace ridge::lang::net {
 namespace {
@@ -55,6 +56,24 @@ std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
+}
+
+bool exact_int(const Value& v) {
+  return v.kind == Value::Kind::Number && std::fabs(v.number) <= 9007199254740992.0 && v.number == std::trunc(v.number);
+}
+
+// What Elaborator::to_ints makes of an integer or a list of integers; nullopt for anything it would
+// refuse (it then says why).
+std::optional<ir::AttrValue> exact_ints(const Value& v) {
+  if (exact_int(v)) return ir::AttrValue(static_cast<std::int64_t>(v.number));
+  if (v.kind != Value::Kind::List) return std::nullopt;
+  std::vector<std::int64_t> ints;
+  ints.reserve(v.items.size());
+  for (const Value& item : v.items) {
+    if (!exact_int(item)) return std::nullopt;
+    ints.push_back(static_cast<std::int64_t>(item.number));
+  }
+  return ir::AttrValue(std::move(ints));
 }
 
 std::string signature(std::string_view name, const std::vector<ParamSpec>& params, bool variadic) {
@@ -217,6 +236,11 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
       given.set(p.name, v.boolean);
       continue;
     }
+    if (p.kind == ir::ParamKind::Spatial || p.kind == ir::ParamKind::Ints)
+      if (auto ints = exact_ints(v)) {   // to_ints' result, without its messages (one per item)
+        given.set(p.name, std::move(*ints));
+        continue;
+      }
     const std::string what = argument(p.name, name);
     switch (p.kind) {
       case ir::ParamKind::Tensor: inputs.push_back(to_tensor(arg, what)); break;
@@ -232,7 +256,7 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
       case ir::ParamKind::Word:
         if (arg.value.kind != Value::Kind::Text)
           fail(*arg.at, "expected a word in quotes for " + what + ", got " + describe(arg.value));
-        given.set(p.name, arg.value.text);
+        given.set(p.name, arg.value.word());
         break;
       case ir::ParamKind::Weights: given.set(p.name, static_cast<std::int64_t>(to_tensor(arg, what))); break;
       case ir::ParamKind::Tensors: break;

@@ -112,12 +112,12 @@ void Elaborator::check_block_names() {
         if (const auto* g = boost::get<x3::forward_ast<ast::Group>>(&o)) return expr(g->get().inner.get());
       }
       void name(const ast::Identifier& id) const {
-        if (defined.count(id.name) || e.globals_.count(id.name)) return;
+        if (defined.count(id.name) || e.globals_.contains(id.name)) return;
         if (e.is_callable(id.name)) return;   // the elaborator explains a function used as a value
         if (!unknown_names.insert(id.name).second) return;
         if (!e.shows_more()) return e.report(id, "unknown name");   // counted, never shown
         std::vector<std::string> known(defined.begin(), defined.end());
-        for (const auto& [k, v] : e.globals_) known.push_back(k);
+        for (std::string& k : e.globals_.names()) known.push_back(std::move(k));
         const std::string best = closest_name(id.name, known);
         e.report(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
       }

@@ -4,6 +4,8 @@
 
 #include "lang/builder.hpp"
 #include "lang/net/elaborate.hpp"
+#include "lang/net/instance.hpp"
+#include "lang/net/scope.hpp"
 #include "lang/net/value.hpp"
 
 #include <map>
@@ -20,7 +22,7 @@ using Tagged = boost::spirit::x3::position_tagged;
 
 // An evaluated call argument and where it was written.
 struct Arg {
-  std::optional<std::string> keyword;
+  const std::string* keyword;   // its name in the syntax tree (which outlives elaboration); null: positional
   Value value;
   const Tagged* at;
 };
@@ -68,7 +70,6 @@ class Elaborator {
              const Tagged& at) const;
 
  private:
-  using Scope = std::map<std::string, Value, std::less<>>;
   struct Frame {
     const ast::Definition* block;
     const Tagged* site;
@@ -106,6 +107,8 @@ class Elaborator {
   Value call(const ast::Call& c, std::optional<Value> piped, Scope& scope);
   Value call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   Value run_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
+  // instances.cpp: run_block in the block's scope, or a repeat of an earlier identical instance.
+  Value instantiate(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args);
   bool is_callable(std::string_view name) const;
   // Every name a call may take: the file's blocks, then the ops and built-in functions.
   std::vector<std::string> callable_known() const;
@@ -138,6 +141,7 @@ class Elaborator {
   int depth_ = 0;
   std::vector<Reported> reported_;
   std::unordered_map<const Tagged*, std::string> origins_;   // make_layer's "file:line:col" per construct
+  std::unordered_map<std::string, Instance> instances_;       // by instance_key (instances.cpp)
 };
 
 // Names the language reserves for ops and built-in functions (a block may not take one).

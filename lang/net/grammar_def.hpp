@@ -24,9 +24,12 @@ using x3::lit;
 // A keyword is a whole word: `input` is a keyword, `inputs` and `input_2` are names.
 inline auto keyword(const char* word) { return lexeme[lit(word) >> !(alnum | '_')]; }
 
-const auto reserved = lexeme[(lit("block") | "network" | "input" | "if" | "else" | "for" | "in" | "return" |
-                              "true" | "false" | "as") >>
-                             !(alnum | '_')];
+// Looked up in one pass (a ternary search tree, longest match) rather than as eleven literals tried in
+// turn: every name is checked against them, two or three times over as alternatives backtrack. The
+// longest match is what the literals matched, "input" being listed before "in".
+const x3::symbols<> reserved_words({"block", "network", "input", "if", "else", "for", "in", "return", "true",
+                                    "false", "as"});
+const auto reserved = lexeme[reserved_words >> !(alnum | '_')];
 
 // Numbers are unsigned (a minus is an operator), never `nan`/`inf` (those are names), and `1.` is not a
 // number, so `0..3` reads as 0 .. 3.
@@ -153,10 +156,13 @@ const auto text_chars_def = lexeme['"' > *(char_ - '"' - '\n' - '\r' - '\\') > '
 const auto text_def = text_chars;
 
 // Longest operators first, and `-` is not the start of `->`.
-const auto binop_text_def = x3::string("||") | x3::string("&&") | x3::string("==") | x3::string("!=") |
-                            x3::string("<=") | x3::string(">=") | x3::string("<") | x3::string(">") |
-                            x3::string("+") | (x3::string("-") >> !lit('>')) | x3::string("*") |
-                            x3::string("//") | x3::string("/") | x3::string("%");
+// The lookahead on the first character first: binop_text is tried after every operand, most of them
+// followed by ',' or ')', and fourteen literals each failing in turn were a visible part of parsing.
+const auto binop_text_def = &char_("|&=!<>+*/%-") >>   // '-' last: elsewhere it makes a range
+                            (x3::string("||") | x3::string("&&") | x3::string("==") | x3::string("!=") |
+                             x3::string("<=") | x3::string(">=") | x3::string("<") | x3::string(">") |
+                             x3::string("+") | (x3::string("-") >> !lit('>')) | x3::string("*") |
+                             x3::string("//") | x3::string("/") | x3::string("%"));
 const auto prefix_def = *((char_('-') >> !lit('>')) | (char_('!') >> !lit('=')));
 
 const auto args_def = '(' > -(arg % ',') > ')';

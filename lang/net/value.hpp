@@ -45,14 +45,19 @@ struct Value {
   bool boolean = false;
   ir::LayerId tensor = 0;
   Items items;
-  std::string text;           // Kind::Text: a quoted word
+  // Kind::Text: a quoted word. Shared, not a std::string member: every value the elaborator makes,
+  // moves and destroys (numbers above all) would carry and clear an empty string's 32 bytes.
+  std::shared_ptr<const std::string> text;
 
   static Value of_number(double v) { return {Kind::Number, v, false, 0, {}, {}}; }
   static Value of_bool(bool v) { return {Kind::Bool, 0.0, v, 0, {}, {}}; }
   static Value of_tensor(ir::LayerId id) { return {Kind::Tensor, 0.0, false, id, {}, {}}; }
   static Value of_list(std::vector<Value> v) { return {Kind::List, 0.0, false, 0, Items(std::move(v)), {}}; }
   static Value of_tuple(std::vector<Value> v) { return {Kind::Tuple, 0.0, false, 0, Items(std::move(v)), {}}; }
-  static Value of_text(std::string t) { return {Kind::Text, 0.0, false, 0, {}, std::move(t)}; }
+  static Value of_text(std::string t) {
+    return {Kind::Text, 0.0, false, 0, {}, std::make_shared<const std::string>(std::move(t))};
+  }
+  const std::string& word() const { return *text; }   // Kind::Text only
 };
 
 struct Items::Storage {
@@ -84,7 +89,7 @@ inline std::string describe(const Value& v) {
     case Value::Kind::Tensor: return "a tensor";
     case Value::Kind::List: return "a list";
     case Value::Kind::Tuple: return "a tuple of " + std::to_string(v.items.size()) + " values";
-    case Value::Kind::Text: return "a word (\"" + v.text + "\")";
+    case Value::Kind::Text: return "a word (\"" + v.word() + "\")";
   }
   return "a value";
 }
