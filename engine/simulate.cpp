@@ -3,6 +3,7 @@
 #include "lang/ir/ops.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -161,7 +162,7 @@ std::optional<Recompute> recompute_from_name(std::string_view n) {
   return std::nullopt;
 }
 
-double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir::Precision p) {
+std::vector<double> activation_growth(const ir::Network& net, std::int64_t batch, ir::Precision p) {
   const std::size_t n = net.layers.size();
   const std::vector<std::size_t> root = storage_roots(net);
   std::vector<std::size_t> last_use(n);
@@ -173,12 +174,19 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
   for (std::size_t r = 0; r < n; ++r)
     if (root[r] == r && last_use[r] < n) freed_after[last_use[r]] += value_bytes(net.layers[r], batch, p);
   double live = 0.0, peak = 0.0;
+  std::vector<double> growth(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     if (root[i] == i) live += value_bytes(net.layers[i], batch, p);
-    peak = std::max(peak, live);   // step i: its inputs and its output are live together
+    growth[i] = std::max(0.0, live - peak);   // step i: its inputs and its output are live together
+    peak = std::max(peak, live);
     live -= freed_after[i];
   }
-  return peak;
+  return growth;
+}
+
+double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir::Precision p) {
+  const std::vector<double> growth = activation_growth(net, batch, p);
+  return std::accumulate(growth.begin(), growth.end(), 0.0);
 }
 
 Workload workload(const ir::Network& net, const Options& opt) {
@@ -252,7 +260,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   if (opt.recompute == Recompute::Full) t.flops_recompute = t.flops_fwd_train;
 
   // Memory footprint.
-  t.peak_activation_bytes = peak_live_activation_bytes(net, opt.batch, opt.precision);
+  w.activation_growth = activation_growth(net, opt.batch, opt.precision);
+  t.peak_activation_bytes = std::accumulate(w.activation_growth.begin(), w.activation_growth.end(), 0.0);
   const std::vector<std::size_t> root = storage_roots(net);
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
@@ -305,8 +314,14 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     const Ppp fwd_ppp = ppps[k][0].at(c.forward);
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    const PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
-    const PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
+    PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
+    PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
+    if (fresh.first_touch > 0)
+      for (PassTime* pass : {&time_fwd, &time_fwd_train}) {
+        const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
+        pass->fresh_s += heap_s;
+        pass->paleo_s += heap_s;
+      }
     const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
@@ -405,8 +420,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (fresh.first_touch > 0)
     r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
-                      " MiB faults it in afresh, at " + std::to_string(fresh.first_touch / 1e9).substr(0, 5) +
-                      " GB/s beside the write (allocator.first_touch)");
+                      " MiB, and the heap growing to the forward's peak, fault in pages afresh at " +
+                      std::to_string(fresh.first_touch / 1e9).substr(0, 5) + " GB/s (allocator.first_touch)");
   if (!d.launch_overhead_from_device)
     r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
   std::string step_note = "training step = training-mode forward + backward";

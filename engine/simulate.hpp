@@ -56,6 +56,10 @@ struct Workload {
   Options options;
   std::vector<OpCost> costs;               // per layer, in the network's order
   std::vector<bool> recomputed;            // per layer: run again in backward (selective recomputation)
+  // Per layer: how far the forward's live activations rise above their earlier peak while it runs
+  // (the sum is the peak): the heap a step must grow, and fault in afresh where the allocator has
+  // trimmed it since the last step (FreshMemory::heap_seconds).
+  std::vector<double> activation_growth;
   PassCost update;                         // the optimizer step
   Totals counts;                           // the device-independent totals: parameters, FLOPs, bytes, memory
   double fixed_train_bytes = 0.0;          // training memory that does not grow with the batch

@@ -3,6 +3,7 @@
 #include "validate/cupti/tracer.hpp"
 
 #include "engine/simulate.hpp"
+#include "engine/timing.hpp"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
@@ -186,20 +187,22 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
       if (lt.backward) add_gpu(*lt.backward);
     }
     const double bw = m.before.device.bandwidth;
+    const engine::FreshMemory fresh = engine::fresh_memory(result.before);
     // Three kinds of sample: eval forward, training-mode forward and backward, each fitting the PPP of
     // its pass; each kind's network time T weights its rows (fit.hpp).
     std::array<std::vector<FitSample>, 3> kinds;
     for (const LayerTiming& lt : m.timing.layers) {
       const engine::LayerRow& row = m.before.layers.at(lt.id);
-      const auto add = [&](std::size_t kind, const engine::PassCost& cost, const engine::PassTime& time, ir::Pass pass,
-                           double t) {
+      // A layer timed on its own pays for blocks mapped afresh, as in a network, but not for a heap
+      // regrown after a trim (FreshMemory): only the former comes out of its measurement.
+      const auto add = [&](std::size_t kind, const engine::PassCost& cost, ir::Pass pass, double t) {
         if (cost.kernels == 0 || !(t > 0) || cn.holdout) return;   // views run nothing to fit
         kinds[kind].push_back({row.op_class, pass, cost.flops / row.peak.flops_per_s, cost.bytes() / bw,
-                               static_cast<double>(cost.kernels), t, 0.0, cost.flops, cost.bytes(), time.fresh_s});
+                               static_cast<double>(cost.kernels), t, 0.0, cost.flops, cost.bytes(), fresh.seconds(cost)});
       };
-      add(0, row.fwd, row.time_fwd, ir::Pass::Forward, lt.forward.median_s);
-      if (lt.forward_train) add(1, row.fwd_train, row.time_fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
-      if (lt.backward) add(2, row.bwd, row.time_bwd, ir::Pass::Backward, lt.backward->median_s);
+      add(0, row.fwd, ir::Pass::Forward, lt.forward.median_s);
+      if (lt.forward_train) add(1, row.fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
+      if (lt.backward) add(2, row.bwd, ir::Pass::Backward, lt.backward->median_s);
     }
     for (auto& kind : kinds) {
       double total = 0.0;

@@ -124,8 +124,11 @@ TEST_CASE("with a base device the fit starts from its datasheet figures, not the
   REQUIRE_FALSE(r.device.ppp.empty());
   // A CPU core runs far below 10 TFLOP/s: some fitted compute PPP is a small fraction of the base's peak.
   bool small = false;
-  for (const auto& [key, e] : r.device.ppp)
+  for (const auto& [key, e] : r.device.ppp) {
     if (e.compute && e.compute->value < 0.05) small = true;
+    if (e.compute_curve)   // fitted by size (the default): a point per band of sizes
+      for (const auto& point : e.compute_curve->points) small = small || point.fraction < 0.05;
+  }
   CHECK(small);
 }
 
