@@ -316,9 +316,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
     PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
     PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
-    if (fresh.first_touch > 0)
+    if (const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward); heap_s > 0)
       for (PassTime* pass : {&time_fwd, &time_fwd_train}) {
-        const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
         pass->fresh_s += heap_s;
         pass->paleo_s += heap_s;
       }

@@ -85,24 +85,21 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
   const ir::Efficiency* both = entry(std::nullopt);
   const ir::Efficiency* forward = pass == ir::Pass::ForwardTrain ? entry(ir::Pass::Forward) : nullptr;
   const ir::Efficiency* per_pass = entry(pass);
-  const auto checked_curve = [&](const ir::SizeCurve& c, std::string_view what) {
-    for (const auto& point : c.points) checked_ppp(ir::Figure{point.fraction, c.source}, op_class, what);
-    return &c;
+  // One term (compute or memory) of one entry: a figure replaces an earlier curve, a curve an
+  // earlier figure.
+  const auto take = [&](const std::optional<ir::Figure>& figure, const std::optional<ir::SizeCurve>& curve,
+                        std::string_view what, double& flat, bool& is_default, const ir::SizeCurve*& slot) {
+    if (figure) {
+      flat = checked_ppp(*figure, op_class, what), slot = nullptr, is_default = false;
+    } else if (curve && !curve->points.empty()) {
+      for (const auto& point : curve->points) checked_ppp(ir::Figure{point.fraction, curve->source}, op_class, what);
+      slot = &*curve, is_default = false;
+    }
   };
   for (const ir::Efficiency* e : {both, forward, per_pass}) {
     if (!e) continue;
-    if (e->compute) {
-      r.flat.compute = checked_ppp(*e->compute, op_class, "compute"), r.flat.compute_default = false;
-      r.compute_curve = nullptr;
-    } else if (e->compute_curve && !e->compute_curve->points.empty()) {
-      r.compute_curve = checked_curve(*e->compute_curve, "compute"), r.flat.compute_default = false;
-    }
-    if (e->memory) {
-      r.flat.memory = checked_ppp(*e->memory, op_class, "memory"), r.flat.memory_default = false;
-      r.memory_curve = nullptr;
-    } else if (e->memory_curve && !e->memory_curve->points.empty()) {
-      r.memory_curve = checked_curve(*e->memory_curve, "memory"), r.flat.memory_default = false;
-    }
+    take(e->compute, e->compute_curve, "compute", r.flat.compute, r.flat.compute_default, r.compute_curve);
+    take(e->memory, e->memory_curve, "memory", r.flat.memory, r.flat.memory_default, r.memory_curve);
   }
   return r;
 }

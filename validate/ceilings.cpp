@@ -2,6 +2,7 @@
 
 #include "validate/cupti/tracer.hpp"
 #include "validate/measure.hpp"
+#include "validate/spread.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -67,10 +68,6 @@ double measure_first_touch(const CeilingOptions& o) {
     fresh_s += seconds_since(t2);
     fresh.push_back(fresh_s);
   }
-  const auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
   const double extra = median(fresh) - median(warm);
   // Below a tenth of the warm write the difference is noise, not page faults.
   return extra > 0.1 * median(warm) ? static_cast<double>(bytes) / extra : 0.0;

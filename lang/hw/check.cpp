@@ -209,50 +209,49 @@ class Checker {
 
   // A number with a unit of `dimension` (none for a fraction), finite and positive once the unit is
   // applied, and at most 1 for a fraction; in SI base units. Errors name `key`.
-  std::optional<double> checked(const ast::Quantity& q, const std::string& key, Dimension dimension) {
-    const ast::Quantity* quantity = &q;
+  std::optional<double> checked(const ast::Quantity& quantity, const std::string& key, Dimension dimension) {
     const std::string expected = Checker::expected(dimension);
     double scale = 1.0;
-    if (!quantity->unit) {
+    if (!quantity.unit) {
       if (dimension != Dimension::Fraction) {
-        error_at(end_of(*quantity), "missing unit: '" + key + "' takes " + expected);
+        error_at(end_of(quantity), "missing unit: '" + key + "' takes " + expected);
         return std::nullopt;
       }
     } else {
-      const std::string& spelled = quantity->unit->text;
+      const std::string& spelled = quantity.unit->text;
       const auto unit = parse_unit(spelled);
       if (!unit) {
         const std::string hint = suggest_unit(spelled);
-        error(*quantity->unit, "unknown unit '" + spelled + "'" +
+        error(*quantity.unit, "unknown unit '" + spelled + "'" +
                                    (hint.empty() ? "; '" + key + "' takes " + expected
                                                  : "; did you mean '" + hint + "'?"));
         return std::nullopt;
       }
       if (unit->dimension != dimension) {
-        error(*quantity->unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
+        error(*quantity.unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
                                    key + "' takes " + expected);
         return std::nullopt;
       }
       scale = unit->scale;
     }
-    const double value = quantity->number * scale;
-    if (!std::isfinite(quantity->number)) {
-      error(*quantity, "'" + key + "' must be a finite number, found " + format_number(quantity->number));
+    const double value = quantity.number * scale;
+    if (!std::isfinite(quantity.number)) {
+      error(quantity, "'" + key + "' must be a finite number, found " + format_number(quantity.number));
       return std::nullopt;
     }
     if (!std::isfinite(value)) {
       // Finite as written, not once its unit is applied (1e300 PiB): checked after the scaling.
-      error(*quantity, "'" + key + "' overflows a double once its unit is applied (" + format_number(quantity->number) +
+      error(quantity, "'" + key + "' overflows a double once its unit is applied (" + format_number(quantity.number) +
                            " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
       return std::nullopt;
     }
     if (value <= 0.0) {
-      error(*quantity, "'" + key + "' must be positive, found " + format_number(quantity->number));
+      error(quantity, "'" + key + "' must be positive, found " + format_number(quantity.number));
       return std::nullopt;
     }
     if (dimension == Dimension::Fraction && value > 1.0) {
-      error(*quantity, "'" + key + "' is a fraction of peak in (0, 1], found " +
-                           format_number(quantity->number) + (quantity->unit ? " %" : "") +
+      error(quantity, "'" + key + "' is a fraction of peak in (0, 1], found " +
+                           format_number(quantity.number) + (quantity.unit ? " %" : "") +
                            "; write '0.7' or '70 %'");
       return std::nullopt;
     }
