@@ -296,7 +296,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   const double launch = r.device.launch_overhead_s;
 
   // PPP per op class and pass, looked up once; read at each pass's size below.
-  constexpr std::size_t kClasses = 5;
+  constexpr std::size_t kClasses = ir::kOpClassCount;
   std::array<std::array<PppRule, 3>, kClasses> ppps;
   for (std::size_t k = 0; k < kClasses; ++k) {
     ppps[k][0] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::Forward);

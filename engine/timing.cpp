@@ -1,6 +1,7 @@
 #include "engine/timing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -59,6 +60,8 @@ Ppp default_ppp(ir::OpClass op_class, ir::Pass) {
     case ir::OpClass::Normalization: return {0.5, 0.6};
     case ir::OpClass::Pooling: return {0.5, 0.7};
     case ir::OpClass::DataMovement: return {0.5, 0.8};
+    case ir::OpClass::Depthwise:
+    case ir::OpClass::DepthwiseLarge: return {0.5, 0.8};
   }
   return {0.5, 0.8};
 }
@@ -76,15 +79,24 @@ double fraction_at(const ir::SizeCurve& curve, double size) {
 
 PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) {
   PppRule r{default_ppp(op_class, pass)};
-  // Looked at in this order, a later entry's figure winning: both passes, then (for the training-mode
-  // forward) the forward, then the pass itself.
-  const auto entry = [&](std::optional<ir::Pass> p) -> const ir::Efficiency* {
-    const auto it = device.ppp.find({op_class, p});
+  // Looked at in this order, a later entry's figure winning: for a depthwise conv, the matmul entries
+  // first (a .hw written before the classes existed keeps its predictions), and for a large-window one
+  // the depthwise entries next; then, of the class itself, both passes, (for the training-mode forward)
+  // the forward, and the pass itself.
+  const auto entry = [&](ir::OpClass c, std::optional<ir::Pass> p) -> const ir::Efficiency* {
+    const auto it = device.ppp.find({c, p});
     return it == device.ppp.end() ? nullptr : &it->second;
   };
-  const ir::Efficiency* both = entry(std::nullopt);
-  const ir::Efficiency* forward = pass == ir::Pass::ForwardTrain ? entry(ir::Pass::Forward) : nullptr;
-  const ir::Efficiency* per_pass = entry(pass);
+  std::array<const ir::Efficiency*, 9> entries{};   // a fixed array: the sweep builds these rules per configuration
+  std::size_t n = 0;
+  const auto add = [&](ir::OpClass c) {
+    entries[n++] = entry(c, std::nullopt);
+    if (pass == ir::Pass::ForwardTrain) entries[n++] = entry(c, ir::Pass::Forward);
+    entries[n++] = entry(c, pass);
+  };
+  if (op_class == ir::OpClass::Depthwise || op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::MatMul);
+  if (op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::Depthwise);
+  add(op_class);
   // One term (compute or memory) of one entry: a figure replaces an earlier curve, a curve an
   // earlier figure.
   const auto take = [&](const std::optional<ir::Figure>& figure, const std::optional<ir::SizeCurve>& curve,
@@ -96,7 +108,8 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
       slot = &*curve, is_default = false;
     }
   };
-  for (const ir::Efficiency* e : {both, forward, per_pass}) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const ir::Efficiency* e = entries[i];
     if (!e) continue;
     take(e->compute, e->compute_curve, "compute", r.flat.compute, r.flat.compute_default, r.compute_curve);
     take(e->memory, e->memory_curve, "memory", r.flat.memory, r.flat.memory_default, r.memory_curve);

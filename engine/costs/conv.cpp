@@ -4,8 +4,9 @@
 // 2*MACs for the weight gradient. Bias adds and bias gradients are not counted (as fvcore does): one
 // add per output element, under 1/(C_in*k) of the layer's work. MACs: conv, per output element
 // (C_in/groups) * prod(kernel); conv_transpose, per *input* element (out/groups) * prod(kernel) (each
-// input scatters into its window). A depthwise conv (one input channel per group) is timed against
-// the vector peak: its per-channel dot products are too short for tensor cores.
+// input scatters into its window). A depthwise conv (one input channel per group) is of the depthwise
+// class (window up to 3x3) or depthwise_large, and timed against the vector peak: its per-channel dot
+// products are too short for tensor cores.
 // maxpool       window-1 comparisons per output; backward 1 per output (scatter-add into the argmax)
 // avgpool       window per output (window-1 adds, 1 div); backward window per output
 // adaptive      the same over torch's adaptive windows: along an axis of n inputs and m outputs,
@@ -33,7 +34,10 @@ double product(const std::vector<std::int64_t>& v) {
 void conv(const Ctx& c, OpCost& r) {
   const std::int64_t cin = c.in_shapes.at(0).at(0), groups = c.a().i("groups");
   weighted(c, r, c.out() * static_cast<double>(cin / groups) * product(c.a().ints("kernel")));
-  r.matrix_unit = !(groups > 1 && groups == cin);
+  if (groups > 1 && groups == cin) {   // depthwise: kernel families of their own (ir::OpClass)
+    r.op_class = product(c.a().ints("kernel")) <= 9 ? ir::OpClass::Depthwise : ir::OpClass::DepthwiseLarge;
+    r.matrix_unit = false;
+  }
 }
 
 void conv_transpose(const Ctx& c, OpCost& r) {

@@ -124,6 +124,8 @@ std::string class_label(ir::OpClass c) {
     case ir::OpClass::Normalization: return "normalisation";
     case ir::OpClass::Pooling: return "pooling";
     case ir::OpClass::DataMovement: return "data movement";
+    case ir::OpClass::Depthwise: return "depthwise conv";
+    case ir::OpClass::DepthwiseLarge: return "depthwise conv, window over 3x3";
   }
   return "other";
 }

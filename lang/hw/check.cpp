@@ -19,7 +19,6 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::string_view kClasses = "matmul, elementwise, normalization, pooling, data_movement";
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
@@ -31,10 +30,13 @@ std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
     for (const char* head : {"peak.", "matrix.", "measured."}) keys.push_back(head + std::string(ir::precision_name(p)));
   const std::string link = parts.size() == 3 ? parts[1] : "nvlink";
   for (const char* field : {".bandwidth", ".latency", ".efficiency"}) keys.push_back("link." + link + field);
-  for (const std::string_view c : {"matmul", "elementwise", "normalization", "pooling", "data_movement"})
-    for (const std::string_view pass : {"", ".forward", ".backward", ".forward_train"})
+  for (const ir::OpClass c : ir::all_op_classes()) {
+    std::vector<std::string> passes{""};
+    for (const ir::Pass p : ir::all_passes()) passes.push_back("." + std::string(ir::pass_name(p)));
+    for (const std::string& pass : passes)
       for (const char* what : {".compute", ".memory"})
-        keys.push_back("ppp." + std::string(c) + std::string(pass) + what);
+        keys.push_back("ppp." + std::string(ir::op_class_name(c)) + pass + what);
+  }
   return keys;
 }
 
@@ -279,7 +281,7 @@ class Checker {
     const auto op_class = ir::op_class_from_name(parts[1]);
     if (!op_class)
       return error(entry.key, "unknown op class '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
-                                  std::string(kClasses));
+                                  ir::op_class_names());
     std::optional<ir::Pass> pass;
     if (parts.size() == 4) {
       pass = ir::pass_from_name(parts[2]);

@@ -3,6 +3,7 @@
 // tensor cores has no matrix peak for that precision, and the engine falls back explicitly.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,7 +16,15 @@ enum class Precision { FP64, FP32, TF32, FP16, BF16, FP8, INT8 };
 enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
-enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement };
+// Depthwise: a convolution with one input channel per group (MobileNet, EfficientNet) and a window of
+// at most 3x3; DepthwiseLarge: the same with a larger window (5x5). Their kernels are families of their
+// own: memory-bound, off the matrix units, and each library tunes 3x3 first. On this project's CPU
+// (LibTorch 1.13, oneDNN) a 3x3 depthwise backward ran at 2-4x its roofline bound, a 5x5 one at 20-50x,
+// where a dense conv ran near it (issue #16). Latency predictors treat them so too (nn-Meter's kernel
+// types and kernel-size features, Zhang et al., MobiSys 2021). A device without a PPP for them takes
+// the next class's: depthwise_large, then depthwise, then matmul (timing.cpp).
+enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge };
+inline constexpr std::size_t kOpClassCount = 7;
 // ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
 // computes its batch statistics (8x its inference time on one CPU thread at batch 8, issue #16), so a
 // device may give it a PPP of its own; without one it takes the forward's.
@@ -30,8 +39,11 @@ std::string precision_names(std::string_view separator = ", ");
 int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1
 std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
-std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", "normalization", "pooling", "data_movement"
+std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", ..., "depthwise"
 std::optional<OpClass> op_class_from_name(std::string_view name);
+std::string op_class_names(std::string_view separator = ", ");   // every class, in enum order
+const std::vector<OpClass>& all_op_classes();
+const std::vector<Pass>& all_passes();
 std::string_view pass_name(Pass p);                   // "forward", "backward", "forward_train"
 std::optional<Pass> pass_from_name(std::string_view name);
 

@@ -67,6 +67,17 @@ TEST_CASE("a depthwise conv's MACs divide the input channels by the groups") {
   const ir::Network net = testing::mobile_block();
   const auto c = cost_of(net, "conv2");
   CHECK(c.macs == 32.0 * 32 * 32 * 1 * 3 * 3);
+  CHECK(c.op_class == ir::OpClass::Depthwise);
+  CHECK_FALSE(c.matrix_unit);   // per-channel dot products of 9: no tensor-core tile to fill
+}
+
+TEST_CASE("a grouped conv with several input channels per group stays a matmul") {
+  // ResNeXt-style grouping (32 groups of 4 channels) runs the dense kernels group by group.
+  const ir::Network net = lang::parse_network(
+      "network g {\n  input x: [128, 8, 8]\n  return x -> conv(128, 3, pad: 1, groups: 32)\n}\n", "g.net");
+  const auto c = cost_of(net, "conv1");
+  CHECK(c.op_class == ir::OpClass::MatMul);
+  CHECK(c.matrix_unit);
 }
 
 TEST_CASE("a linear layer's MACs are in_features * out_features per sample") {

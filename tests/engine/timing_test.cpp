@@ -189,6 +189,42 @@ TEST_CASE("the training-mode forward takes the forward's PPP unless the device g
   CHECK(norms > 0);
 }
 
+TEST_CASE("a depthwise conv takes the matmul PPP until the device gives the depthwise class its own") {
+  ir::Device d = testing::a100();
+  using C = ir::OpClass;
+  using P = ir::Pass;
+  // No entry for either class: the depthwise default.
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).compute_default);
+  // A .hw written before the class existed: the matmul entries, per pass as for matmul itself.
+  d.ppp[{C::MatMul, std::nullopt}] = {ir::Figure{0.7, "fit"}, ir::Figure{0.6, "fit"}};
+  d.ppp[{C::MatMul, P::Backward}].compute = ir::Figure{0.4, "fit"};
+  CHECK(engine::ppp(d, C::Depthwise, P::Forward).compute == 0.7);
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).compute == 0.4);
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).memory == 0.6);
+  // Its own entries win over matmul's, even matmul's per-pass ones; a term it leaves out stays matmul's.
+  d.ppp[{C::Depthwise, std::nullopt}].compute = ir::Figure{0.05, "probes"};
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).compute == 0.05);
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).memory == 0.6);
+  CHECK(engine::ppp(d, C::MatMul, P::Backward).compute == 0.4);
+  // A large window takes the depthwise entries until it has its own.
+  CHECK(engine::ppp(d, C::DepthwiseLarge, P::Backward).compute == 0.05);
+  d.ppp[{C::DepthwiseLarge, P::Backward}].compute = ir::Figure{0.01, "probes"};
+  CHECK(engine::ppp(d, C::DepthwiseLarge, P::Backward).compute == 0.01);
+  CHECK(engine::ppp(d, C::Depthwise, P::Backward).compute == 0.05);
+  // The simulation times MobileNetV2's depthwise convs with it, and its dense convs without.
+  const ir::Network net = lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/models/mobilenet_v2.net");
+  const auto r = engine::simulate(net, d, {.batch = 2});
+  int depthwise = 0;
+  for (const auto& l : r.layers)
+    if (l.op_class == C::Depthwise) {
+      ++depthwise;
+      CHECK(l.time_bwd.paleo_s == Approx(engine::paleo_seconds(l.bwd.flops / l.peak.flops_per_s, l.bwd.bytes() / r.device.bandwidth,
+                                                               0.05, 0.6, l.bwd.kernels, r.device.launch_overhead_s)));
+    }
+  // torchvision's MobileNetV2: one depthwise 3x3 conv in each of its 17 inverted residual blocks.
+  CHECK(depthwise == 17);
+}
+
 TEST_CASE("fresh memory: mapped blocks pay their bytes, and the heap its growth to the step's peak") {
   ir::Device cpu = testing::xeon();
   const auto plain = engine::simulate(testing::mobile_block(), cpu, {.batch = 64});

@@ -59,7 +59,9 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
        "unknown key 'frequency'; expected one of kind, source, provenance, peak.PREC"},
       {"unknown precision", with_line("peak.fp4 = 1 TFLOP/s"), 4, 3,
        "unknown precision 'fp4' in 'peak.fp4'; expected one of fp64, fp32, tf32, fp16, bf16, fp8, int8"},
-      {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3, "unknown op class 'conv'"},
+      {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3,
+       "unknown op class 'conv' in 'ppp.conv.compute'; expected one of matmul, elementwise, normalization, pooling, "
+       "data_movement, depthwise, depthwise_large"},
       {"unknown pass", with_line("ppp.matmul.fwd.compute = 0.5"), 4, 3, "expected forward, backward or forward_train"},
       {"wrong unit dimension", with_line("memory.size = 1555 GB/s"), 4, 22,
        "'GB/s' is a bandwidth, but 'memory.size' takes a size such as '40 GiB'"},
@@ -217,4 +219,19 @@ TEST_CASE("a PPP is a figure or a curve over op size: FLOPs for compute, bytes f
   CHECK(ew.memory_curve->points == std::vector<P>{{65536.0, 0.3}, {100e6, 0.9}});
   CHECK(ew.memory_curve->source == "test");   // the sticky source
   CHECK(d.ppp.at({OpClass::MatMul, Pass::Backward}).compute->value == 0.5);
+}
+
+TEST_CASE("the depthwise class takes PPP like any other, and a misspelt one lists it") {
+  const auto d = ridge::lang::parse_device(
+      with_line("ppp.depthwise.backward.compute = [10 MFLOP: 0.02, 100 MFLOP: 0.05]\n  ppp.depthwise.memory = 0.4"), "dw.hw");
+  using ridge::ir::OpClass;
+  using ridge::ir::Pass;
+  REQUIRE(d.ppp.at({OpClass::Depthwise, Pass::Backward}).compute_curve);
+  CHECK(d.ppp.at({OpClass::Depthwise, std::nullopt}).memory->value == 0.4);
+  try {
+    (void)ridge::lang::parse_device(with_line("ppp.depthwize.forward.compute = 0.5"), "dw.hw");
+    FAIL("a misspelt class parsed");
+  } catch (const ridge::lang::Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("unknown op class 'depthwize'") && Catch::Contains(", depthwise"));
+  }
 }
