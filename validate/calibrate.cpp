@@ -1,5 +1,6 @@
 #include "validate/calibrate.hpp"
 
+#include "validate/probes.hpp"
 #include "validate/cupti/tracer.hpp"
 
 #include "engine/simulate.hpp"
@@ -27,8 +28,11 @@ std::string percent(double v) {
 
 std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout) {
   std::string out;
+  std::size_t probes = 0;
   for (const auto& n : nets)
-    if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
+    if (n.probe) ++probes;
+    else if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
+  if (!holdout && probes > 0) out += (out.empty() ? "" : " and ") + std::to_string(probes) + " depthwise-conv probes";
   return out.empty() ? "none" : out;
 }
 
@@ -111,7 +115,7 @@ std::string cpu_model_name() {
 ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdout, bool after) {
   std::vector<double> infer, train;
   for (const auto& n : nets) {
-    if (n.holdout != holdout) continue;
+    if (n.holdout != holdout || n.probe) continue;
     infer.push_back(rel(after ? n.after_infer_s : n.before_infer_s, n.measured_infer_s));
     if (n.measured_train_s > 0) train.push_back(rel(after ? n.after_train_s : n.before_train_s, n.measured_train_s));
   }
@@ -130,7 +134,10 @@ std::vector<std::string> noise_warnings(const NetworkComparison& n) {
   return out;
 }
 
-CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const CalibrateOptions& o) {
+CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& o) {
+  std::vector<CalibrationNetwork> nets = networks;
+  if (o.probes)
+    for (ir::Network& probe : depthwise_probes()) nets.push_back({std::move(probe), false, true});
   if (o.cuda) require_cuda_device(o.cuda_index);
   const at::Device device = o.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(o.cuda_index)) : at::Device(at::kCPU);
   const at::ScalarType dtype = torch_dtype(o.precision);
@@ -175,7 +182,8 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
   std::vector<Measured> measured;
   std::vector<FitSample> samples;
   for (const auto& cn : nets) {
-    say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : "") + " at batch " + std::to_string(o.batch));
+    say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : cn.probe ? " (probe)" : "") + " at batch " +
+        std::to_string(o.batch));
     TorchProgram program(cn.network, {.device = device, .dtype = dtype});
     Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, o.measure)};
     for (const LayerTiming& lt : m.timing.layers) {
@@ -249,6 +257,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& nets, const C
     NetworkComparison nc;
     nc.network = m.net->network.name;
     nc.holdout = m.net->holdout;
+    nc.probe = m.net->probe;
     nc.measured_infer_s = m.timing.inference_s;
     nc.measured_train_s = m.timing.training_step_s;
     nc.layers_fwd_s = m.timing.sum_forward_s();

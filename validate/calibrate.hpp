@@ -21,6 +21,7 @@ namespace ridge::validate {
 struct CalibrationNetwork {
   ir::Network network;
   bool holdout = false;   // measured and predicted, never fitted
+  bool probe = false;     // fitted by its layers, but no network a user asked about (probes.hpp)
 };
 
 struct CalibrateOptions {
@@ -40,6 +41,9 @@ struct CalibrateOptions {
   // How the PPP are fitted: by default one per band of op sizes (FitOptions::by_size), written to the
   // .hw as curves over size.
   FitOptions fit{.by_size = true};
+  // Measure the probes (probes.hpp) beside the networks and fit their layers too, so that the
+  // depthwise class has layers to fit when the networks have none.
+  bool probes = true;
 };
 
 struct LayerComparison {
@@ -60,6 +64,7 @@ struct LayerComparison {
 struct NetworkComparison {
   std::string network;
   bool holdout = false;
+  bool probe = false;         // in no median error: a probe is no network a user asked about
   double measured_infer_s = 0.0, measured_train_s = 0.0;   // end to end
   double layers_fwd_s = 0.0, layers_bwd_s = 0.0;           // sums of the per-layer medians
   double before_infer_s = 0.0, after_infer_s = 0.0;
@@ -94,7 +99,7 @@ struct CalibrationResult {
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& options);
 
 // Median relative error of inference and of training-step time over the networks that are (or are
-// not) held out, before or after calibration.
+// not) held out, before or after calibration. Probes are left out.
 struct ErrorSummary {
   double infer = 0.0;
   double train = 0.0;

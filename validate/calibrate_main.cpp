@@ -134,7 +134,7 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
               "sum fwd", "before", "err", "after", "err", "train", "sum f+b", "before", "err", "after", "err");
   for (const auto& n : r.networks)
     std::printf("  %-20s %-8s %10s %10s %10s %8s %10s %8s | %10s %10s %10s %8s %10s %8s\n", n.network.c_str(),
-                n.holdout ? "held out" : "fitted", ms(n.measured_infer_s).c_str(), ms(n.layers_fwd_s).c_str(),
+                n.holdout ? "held out" : n.probe ? "probe" : "fitted", ms(n.measured_infer_s).c_str(), ms(n.layers_fwd_s).c_str(),
                 ms(n.before_infer_s).c_str(), pct(n.before_infer_s, n.measured_infer_s).c_str(),
                 ms(n.after_infer_s).c_str(), pct(n.after_infer_s, n.measured_infer_s).c_str(),
                 ms(n.measured_train_s).c_str(), ms(n.layers_fwd_s + n.layers_bwd_s).c_str(),
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   std::int64_t seq_len = 0;
   validate::MeasureOptions mo;
   validate::CeilingOptions co;
-  bool layers = true;
+  bool layers = true, probes = true;
   double size_bands = 1.0, smoothing = validate::FitOptions{}.smoothing;
   app.add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--batch", batch, "samples per batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
@@ -203,6 +203,9 @@ int main(int argc, char** argv) {
   app.add_option("--smoothing", smoothing, "how strongly neighbouring size bands are tied together (0: not at all)")
       ->capture_default_str()->check(CLI::Range(0.0, 1e6));
   app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
+  app.add_flag("!--no-probes", probes,
+               "measure only the networks given: without the depthwise-conv probes, a depthwise conv takes the "
+               "matmul PPP unless the networks have depthwise layers of their own");
   app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
   CLI11_PARSE(app, argc, argv);
 
@@ -220,6 +223,7 @@ int main(int argc, char** argv) {
     if (!base.empty()) o.base = lang::load_device(lang::resolve_device_path(base));
     o.date = today();
     o.threads = threads;
+    o.probes = probes;
     o.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
     mo.stop = &g_stop;
     mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };
@@ -259,13 +263,16 @@ int main(int argc, char** argv) {
     engine::io::write_file_atomically(out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
                                                                          ". Regenerate rather than edit."));
     std::cerr << "wrote " << out << std::endl;
+    const std::size_t asked = static_cast<std::size_t>(
+        std::count_if(r.networks.begin(), r.networks.end(), [](const auto& n) { return !n.probe; }));
     if (!measurements.empty())
       for (const auto& n : r.networks) {
+        if (n.probe) continue;   // the user's networks only
         std::vector<validate::MeasuredPass> passes;
         for (const auto& l : r.layers)
           if (l.network == n.network && !l.train) passes.push_back({l.layer, l.pass, l.measured_s});
         const std::string path =
-            r.networks.size() == 1 ? measurements : validate::measurements_path(measurements, n.network);
+            asked == 1 ? measurements : validate::measurements_path(measurements, n.network);
         engine::io::write_file_atomically(path, validate::measurements_csv(passes));
         std::cerr << "wrote " << path << std::endl;
       }

@@ -1,0 +1,27 @@
+#include "validate/probes.hpp"
+
+#include "lang/builder.hpp"
+
+#include <string>
+
+namespace ridge::validate {
+
+std::vector<ir::Network> depthwise_probes() {
+  struct Shape {
+    std::int64_t channels, size;
+  };
+  constexpr Shape kShapes[] = {{32, 112}, {96, 56}, {192, 28}, {384, 14}, {768, 7}};
+  std::vector<ir::Network> probes;
+  for (const std::int64_t kernel : {3, 5})
+    for (const auto [c, size] : kShapes) {
+      lang::NetworkBuilder b("probe_dw" + std::to_string(kernel) + "_c" + std::to_string(c) + "_s" + std::to_string(size),
+                             {c, size, size});
+      const auto depthwise = [&](lang::NetworkBuilder::Value x, std::int64_t stride) {
+        return b.conv(x, c, kernel, {.stride = stride, .padding = kernel / 2, .groups = c, .bias = false});
+      };
+      probes.push_back(b.finish(depthwise(depthwise(depthwise(b.input(), 1), 2), 1)));
+    }
+  return probes;
+}
+
+}  // namespace ridge::validate
