@@ -244,7 +244,9 @@ def main():
         for mode, errs in errors.items():
             comparison["median_abs_error"][mode] = statistics.median(errs) if errs else None
         med = {mode: "-" if v is None else f"{v:.1%}" for mode, v in comparison["median_abs_error"].items()}
-        lines.append(f"Median absolute error ({len(args.networks)} networks): inference {med['infer']}, "
+        # Over the networks measured: with --measured, the default list may name networks the records lack.
+        counted = max(len(errors["infer"]), len(errors["train"]))
+        lines.append(f"Median absolute error ({counted} networks): inference {med['infer']}, "
                      f"training step {med['train']}")
 
     seconds = time.monotonic() - start
