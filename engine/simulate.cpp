@@ -316,12 +316,14 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
     PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
     PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
+    PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
+    // The backward grows the heap again for the gradient of this layer's output (FreshMemory).
     if (const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward); heap_s > 0)
-      for (PassTime* pass : {&time_fwd, &time_fwd_train}) {
+      for (PassTime* pass : {&time_fwd, &time_fwd_train, &time_bwd}) {
+        if (pass == &time_bwd && c.backward.kernels == 0) continue;
         pass->fresh_s += heap_s;
         pass->paleo_s += heap_s;
       }
-    const PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
     if (ran && (fwd_ppp.compute_default || fwd_ppp.memory_default || bwd_ppp.compute_default || bwd_ppp.memory_default))

@@ -128,8 +128,12 @@ struct FreshMemory {
   // their earlier peak (`growth`; over a forward they sum to the peak), less its own output where
   // that is a block mapped on its own (charged above). Measured from Python on a 2-core VM, 2 threads,
   // batch 8: squeezenet1_1 inference 90 ms with the default allocator, 70 ms when GLIBC_TUNABLES
-  // keeps the memory; mobilenet_v3_large 71 against 52. The training step is charged the same
-  // forward growth, a lower bound (its saved activations are not all trimmed between steps).
+  // keeps the memory; mobilenet_v3_large 71 against 52. In a training step the backward pays the
+  // same growth again, where the layer's output gets a gradient: it allocates the activations'
+  // gradients as the freed activations are trimmed from the top of the heap. Training steps at
+  // 2 threads lost 30-44 ms to the allocator (googlenet, mobilenet_v3_large, squeezenet1_1,
+  // resnet50; efficientnet_b0 122) where the forward's growth alone came to 13-20 ms; twice it is
+  // still a lower bound.
   double heap_seconds(double growth, const PassCost& forward) const {
     if (!(first_touch > 0.0)) return 0.0;
     const double own_block = forward.bytes_written > threshold ? std::min(growth, forward.bytes_written) : 0.0;

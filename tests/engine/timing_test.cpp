@@ -234,10 +234,17 @@ TEST_CASE("fresh memory: mapped blocks pay their bytes, and the heap its growth 
     const auto fresh = engine::simulate(testing::mobile_block(), cpu, {.batch = 64});
     const double heap_s = plain.totals.peak_activation_bytes / 2e9;
     CHECK(fresh.totals.time_fwd_s == Approx(plain.totals.time_fwd_s + heap_s));
-    CHECK(fresh.totals.time_train_step_s == Approx(plain.totals.time_train_step_s + heap_s));
-    double charged = 0.0;
-    for (const auto& l : fresh.layers) charged += l.time_fwd.fresh_s;
+    double charged = 0.0, charged_bwd = 0.0, unpaid = 0.0;
+    for (const auto& l : fresh.layers) {
+      charged += l.time_fwd.fresh_s;
+      charged_bwd += l.time_bwd.fresh_s;
+      if (l.bwd.kernels == 0) unpaid += l.time_fwd.fresh_s;   // the input: no gradient to allocate
+    }
     CHECK(charged == Approx(heap_s));
+    // The backward regrows the heap for the gradients of every output that gets one: all but the input.
+    CHECK(unpaid > 0);
+    CHECK(charged_bwd == Approx(heap_s - unpaid));
+    CHECK(fresh.totals.time_train_step_s == Approx(plain.totals.time_train_step_s + heap_s + charged_bwd));
   }
   SECTION("a pass whose output is above the threshold pays its written bytes, not the heap's growth") {
     cpu.mmap_threshold = ir::Figure{64.0 * 1024, "test"};
