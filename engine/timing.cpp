@@ -62,6 +62,7 @@ Ppp default_ppp(ir::OpClass op_class, ir::Pass) {
     case ir::OpClass::DataMovement: return {0.5, 0.8};
     case ir::OpClass::Depthwise:
     case ir::OpClass::DepthwiseLarge: return {0.5, 0.8};
+    case ir::OpClass::Reduction: return {0.5, 0.7};   // pooling's
   }
   return {0.5, 0.8};
 }
@@ -81,8 +82,8 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
   PppRule r{default_ppp(op_class, pass)};
   // Looked at in this order, a later entry's figure winning: for a depthwise conv, the matmul entries
   // first (a .hw written before the classes existed keeps its predictions), and for a large-window one
-  // the depthwise entries next; then, of the class itself, both passes, (for the training-mode forward)
-  // the forward, and the pass itself.
+  // the depthwise entries next; for a reduction, the pooling entries; then, of the class itself, both
+  // passes, (for the training-mode forward) the forward, and the pass itself.
   const auto entry = [&](ir::OpClass c, std::optional<ir::Pass> p) -> const ir::Efficiency* {
     const auto it = device.ppp.find({c, p});
     return it == device.ppp.end() ? nullptr : &it->second;
@@ -96,6 +97,7 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
   };
   if (op_class == ir::OpClass::Depthwise || op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::MatMul);
   if (op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::Depthwise);
+  if (op_class == ir::OpClass::Reduction) add(ir::OpClass::Pooling);
   add(op_class);
   // One term (compute or memory) of one entry: a figure replaces an earlier curve, a curve an
   // earlier figure.

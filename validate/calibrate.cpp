@@ -32,7 +32,7 @@ std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout
   for (const auto& n : nets)
     if (n.probe) ++probes;
     else if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
-  if (!holdout && probes > 0) out += (out.empty() ? "" : " and ") + std::to_string(probes) + " depthwise-conv probes";
+  if (!holdout && probes > 0) out += (out.empty() ? "" : " and ") + std::to_string(probes) + " kernel probes";
   return out.empty() ? "none" : out;
 }
 
@@ -137,7 +137,7 @@ std::vector<std::string> noise_warnings(const NetworkComparison& n) {
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& o) {
   std::vector<CalibrationNetwork> nets = networks;
   if (o.probes)
-    for (ir::Network& probe : depthwise_probes()) nets.push_back({std::move(probe), false, true});
+    for (ir::Network& probe : kernel_probes()) nets.push_back({std::move(probe), false, true});
   if (o.cuda) require_cuda_device(o.cuda_index);
   const at::Device device = o.cuda ? at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(o.cuda_index)) : at::Device(at::kCPU);
   const at::ScalarType dtype = torch_dtype(o.precision);

@@ -42,7 +42,7 @@ struct CalibrateOptions {
   // .hw as curves over size.
   FitOptions fit{.by_size = true};
   // Measure the probes (probes.hpp) beside the networks and fit their layers too, so that the
-  // depthwise class has layers to fit when the networks have none.
+  // depthwise and reduction classes have layers to fit when the networks have none.
   bool probes = true;
 };
 

@@ -204,8 +204,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(0.0, 1e6));
   app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
   app.add_flag("!--no-probes", probes,
-               "measure only the networks given: without the depthwise-conv probes, a depthwise conv takes the "
-               "matmul PPP unless the networks have depthwise layers of their own");
+               "measure only the networks given, not the kernel probes (depthwise convs, global pools): a class the networks lack then takes its fallback's PPP (depthwise: matmul; reduction: pooling)");
   app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
   CLI11_PARSE(app, argc, argv);
 

@@ -6,7 +6,7 @@
 
 namespace ridge::validate {
 
-std::vector<ir::Network> depthwise_probes() {
+std::vector<ir::Network> kernel_probes() {
   struct Shape {
     std::int64_t channels, size;
   };
@@ -19,7 +19,7 @@ std::vector<ir::Network> depthwise_probes() {
       const auto depthwise = [&](lang::NetworkBuilder::Value x, std::int64_t stride) {
         return b.conv(x, c, kernel, {.stride = stride, .padding = kernel / 2, .groups = c, .bias = false});
       };
-      probes.push_back(b.finish(depthwise(depthwise(depthwise(b.input(), 1), 2), 1)));
+      probes.push_back(b.finish(b.adaptive_avgpool(depthwise(depthwise(depthwise(b.input(), 1), 2), 1), 1, 1)));
     }
   return probes;
 }

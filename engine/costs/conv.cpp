@@ -69,10 +69,29 @@ double adaptive_windows(const Ctx& c) {
   return total;
 }
 
-void maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, fixed_windows(c)); }
-void avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, fixed_windows(c)); }
-void adaptive_maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, adaptive_windows(c)); }
-void adaptive_avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, adaptive_windows(c)); }
+// A pool to one value per channel (the window is the whole map) is a reduction: ir::OpClass::Reduction.
+void mark_global(const Ctx& c, OpCost& r) {
+  const ir::Shape& out = c.layer.output;
+  if (out.size() > 1 && std::all_of(out.begin() + 1, out.end(), [](std::int64_t d) { return d == 1; }))
+    r.op_class = ir::OpClass::Reduction;
+}
+
+void maxpool(const Ctx& c, OpCost& r) {
+  maxpool_from_windows(c, r, fixed_windows(c));
+  mark_global(c, r);
+}
+void avgpool(const Ctx& c, OpCost& r) {
+  avgpool_from_windows(c, r, fixed_windows(c));
+  mark_global(c, r);
+}
+void adaptive_maxpool(const Ctx& c, OpCost& r) {
+  maxpool_from_windows(c, r, adaptive_windows(c));
+  mark_global(c, r);
+}
+void adaptive_avgpool(const Ctx& c, OpCost& r) {
+  avgpool_from_windows(c, r, adaptive_windows(c));
+  mark_global(c, r);
+}
 
 void upsample(const Ctx& c, OpCost& r) {
   const std::string& mode = c.a().s("mode");

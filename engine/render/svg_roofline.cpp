@@ -126,6 +126,7 @@ std::string class_label(ir::OpClass c) {
     case ir::OpClass::DataMovement: return "data movement";
     case ir::OpClass::Depthwise: return "depthwise conv";
     case ir::OpClass::DepthwiseLarge: return "depthwise conv, window over 3x3";
+    case ir::OpClass::Reduction: return "reduction (global pool, mean, sum)";
   }
   return "other";
 }

@@ -20,7 +20,8 @@ constexpr NameTable<OpClass, kOpClassCount> kClasses{{{OpClass::MatMul, "matmul"
                                                       {OpClass::Normalization, "normalization"},
                                                       {OpClass::Pooling, "pooling"}, {OpClass::DataMovement, "data_movement"},
                                                       {OpClass::Depthwise, "depthwise"},
-                                                      {OpClass::DepthwiseLarge, "depthwise_large"}}};
+                                                      {OpClass::DepthwiseLarge, "depthwise_large"},
+                                                      {OpClass::Reduction, "reduction"}}};
 // Simulate indexes its PPP table by the enum's value: the table must list the classes in enum order.
 static_assert([] {
   for (std::size_t i = 0; i < kClasses.size(); ++i)

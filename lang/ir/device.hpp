@@ -23,8 +23,13 @@ enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 // where a dense conv ran near it (issue #16). Latency predictors treat them so too (nn-Meter's kernel
 // types and kernel-size features, Zhang et al., MobiSys 2021). A device without a PPP for them takes
 // the next class's: depthwise_large, then depthwise, then matmul (timing.cpp).
-enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge };
-inline constexpr std::size_t kOpClassCount = 7;
+// Reduction: a mean, sum or max over whole axes (mean, sum, amax, and a pool whose window is the whole
+// map: the global average pool of a squeeze-excite block or a classifier head). A streaming reduction
+// runs near the memory bound, where windowed pooling (3x3 max pools) ran at a small fraction of it on
+// this project's CPU; sharing one PPP predicted the squeeze-excite pools 30-60x slow (issue #16).
+// Without a PPP of its own it takes pooling's.
+enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction };
+inline constexpr std::size_t kOpClassCount = 8;
 // ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
 // computes its batch statistics (8x its inference time on one CPU thread at batch 8, issue #16), so a
 // device may give it a PPP of its own; without one it takes the forward's.

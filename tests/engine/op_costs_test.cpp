@@ -71,6 +71,18 @@ TEST_CASE("a depthwise conv's MACs divide the input channels by the groups") {
   CHECK_FALSE(c.matrix_unit);   // per-channel dot products of 9: no tensor-core tile to fill
 }
 
+TEST_CASE("a pool over the whole map is a reduction, as mean is; a windowed pool is pooling") {
+  const ir::Network net = lang::parse_network(
+      "network p {\n  input x: [64, 14, 14]\n  y = x -> maxpool(3, stride: 2, pad: 1)\n"
+      "  a = y -> adaptive_avgpool(1)\n  b = y -> avgpool(7)\n  c = y -> adaptive_avgpool(2)\n"
+      "  d = y -> mean([1, 2])\n  return concat([flatten(a), flatten(b), flatten(c), flatten(d)])\n}\n", "p.net");
+  CHECK(cost_of(net, "maxpool1").op_class == ir::OpClass::Pooling);
+  CHECK(cost_of(net, "adaptive_avgpool1").op_class == ir::OpClass::Reduction);   // squeeze-excite's pool
+  CHECK(cost_of(net, "avgpool1").op_class == ir::OpClass::Reduction);            // 7x7 on a 7x7 map
+  CHECK(cost_of(net, "adaptive_avgpool2").op_class == ir::OpClass::Pooling);     // 2x2 windows
+  CHECK(cost_of(net, "mean1").op_class == ir::OpClass::Reduction);
+}
+
 TEST_CASE("a grouped conv with several input channels per group stays a matmul") {
   // ResNeXt-style grouping (32 groups of 4 channels) runs the dense kernels group by group.
   const ir::Network net = lang::parse_network(
@@ -134,7 +146,7 @@ TEST_CASE("adaptive average pooling to 1x1 sums each channel's whole plane") {
   const auto c = cost_of(net, "adaptive_avgpool1");
   CHECK(c.forward.flops == 512.0 * 7 * 7);
   CHECK(c.macs == 0);
-  CHECK(c.op_class == ir::OpClass::Pooling);
+  CHECK(c.op_class == ir::OpClass::Reduction);   // a global pool
 }
 
 TEST_CASE("elementwise costs follow the documented per-element counts") {

@@ -206,6 +206,12 @@ TEST_CASE("a depthwise conv takes the matmul PPP until the device gives the dept
   CHECK(engine::ppp(d, C::Depthwise, P::Backward).compute == 0.05);
   CHECK(engine::ppp(d, C::Depthwise, P::Backward).memory == 0.6);
   CHECK(engine::ppp(d, C::MatMul, P::Backward).compute == 0.4);
+  // A reduction takes pooling's entries until it has its own.
+  d.ppp[{C::Pooling, P::Forward}].memory = ir::Figure{0.1, "maxpool"};
+  CHECK(engine::ppp(d, C::Reduction, P::Forward).memory == 0.1);
+  d.ppp[{C::Reduction, std::nullopt}].memory = ir::Figure{0.9, "global pools"};
+  CHECK(engine::ppp(d, C::Reduction, P::Forward).memory == 0.9);
+  CHECK(engine::ppp(d, C::Pooling, P::Forward).memory == 0.1);
   // A large window takes the depthwise entries until it has its own.
   CHECK(engine::ppp(d, C::DepthwiseLarge, P::Backward).compute == 0.05);
   d.ppp[{C::DepthwiseLarge, P::Backward}].compute = ir::Figure{0.01, "probes"};

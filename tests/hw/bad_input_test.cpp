@@ -61,7 +61,7 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
        "unknown precision 'fp4' in 'peak.fp4'; expected one of fp64, fp32, tf32, fp16, bf16, fp8, int8"},
       {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3,
        "unknown op class 'conv' in 'ppp.conv.compute'; expected one of matmul, elementwise, normalization, pooling, "
-       "data_movement, depthwise, depthwise_large"},
+       "data_movement, depthwise, depthwise_large, reduction"},
       {"unknown pass", with_line("ppp.matmul.fwd.compute = 0.5"), 4, 3, "expected forward, backward or forward_train"},
       {"wrong unit dimension", with_line("memory.size = 1555 GB/s"), 4, 22,
        "'GB/s' is a bandwidth, but 'memory.size' takes a size such as '40 GiB'"},

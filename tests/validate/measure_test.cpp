@@ -80,19 +80,21 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   CHECK(r.gemm_flops > 0);
   CHECK(r.copy_bandwidth > 0);
   // The three networks, then the probes (on by default): fitted, but in no median error.
-  REQUIRE(r.networks.size() == 3 + validate::depthwise_probes().size());
+  REQUIRE(r.networks.size() == 3 + validate::kernel_probes().size());
   CHECK(r.networks[2].holdout);
   CHECK(std::all_of(r.networks.begin() + 3, r.networks.end(), [](const auto& n) { return n.probe && !n.holdout; }));
   CHECK(validate::median_error(r.networks, false, true).networks == 2);
-  // The small CNNs have no depthwise conv: the probes alone give the class its PPP.
+  // The small CNNs have no depthwise conv: the probes alone give the class its PPP. Three convs in each
+  // probe; half the probes 3x3 (depthwise), half 5x5 (depthwise_large).
   REQUIRE(r.fit.groups.contains({ir::OpClass::Depthwise, ir::Pass::Backward}));
-  // Three convs in each probe; half the probes 3x3 (depthwise), half 5x5 (depthwise_large).
-  CHECK(r.fit.groups.at({ir::OpClass::Depthwise, ir::Pass::Backward}).samples == 3 * validate::depthwise_probes().size() / 2);
+  CHECK(r.fit.groups.at({ir::OpClass::Depthwise, ir::Pass::Backward}).samples == 3 * validate::kernel_probes().size() / 2);
   CHECK(r.fit.groups.contains({ir::OpClass::DepthwiseLarge, ir::Pass::Backward}));
+  // The small CNNs' global pool and the probes' are the reduction class's samples.
+  CHECK(r.fit.groups.at({ir::OpClass::Reduction, ir::Pass::Forward}).samples == 2 + validate::kernel_probes().size());
   REQUIRE(r.device.ppp.contains({ir::OpClass::Depthwise, ir::Pass::Backward}));
   const ir::Efficiency& dw = r.device.ppp.at({ir::OpClass::Depthwise, ir::Pass::Backward});
   const std::string dw_source = dw.compute_curve ? dw.compute_curve->source : dw.compute ? dw.compute->source : "";
-  CHECK_THAT(dw_source, Catch::Contains("small_a, small_b and 10 depthwise-conv probes"));
+  CHECK_THAT(dw_source, Catch::Contains("small_a, small_b and 10 kernel probes"));
   CHECK_FALSE(r.fit.groups.empty());
   CHECK(r.device.kind == ir::DeviceKind::CPU);
   const ir::Device back = lang::parse_device(validate::write_hw(r.device), "calibrated.hw");
