@@ -87,6 +87,9 @@ Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass, const Pas
 //   batch or a row in several passes; pooling windows overlap and stride); calibrate replaces them.
 // - Compute of the non-matmul classes is 0.5 as well: these ops are memory bound on every catalogued
 //   device, so the figure barely matters until calibration supplies one.
+// - Depthwise and depthwise_large take matmul's figures, reduction pooling's: before the classes were
+//   split off those ops ran on them, and nothing published measures them apart on these GPUs. A .hw's
+//   entries for matmul (pooling) reach them too unless it gives them their own (ppp_rule).
 // Against 26 published single-GPU throughputs (validate/published_throughputs.csv, each with its
 // source) these defaults give a median absolute error of 26 %: validate/scripts/published_compare.py.
 Ppp default_ppp(ir::OpClass op_class, ir::Pass pass);
