@@ -25,13 +25,16 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// Runs `program args` (args as the shell reads them), capturing into files under `scratch`.
+// Runs `program args` (args as the shell reads them) in `scratch`, capturing into files there. The
+// program runs in scratch so that what it writes beside itself (simulate's NETWORK-scaling.csv when
+// the report goes to standard output) stays out of the directory the tests were started from.
 inline ProgramRun run_program(const std::string& program, const std::string& args,
-                              const std::filesystem::path& scratch) {
-  std::filesystem::create_directories(scratch);
+                              const std::filesystem::path& scratch_dir) {
+  std::filesystem::create_directories(scratch_dir);
+  const auto scratch = std::filesystem::absolute(scratch_dir);
   const auto out = scratch / "program.out", err = scratch / "program.err";
-  std::string cmd = "'";
-  cmd.append(program).append("' ").append(args);
+  std::string cmd = "cd '";
+  cmd.append(scratch.string()).append("' && '").append(program).append("' ").append(args);
   cmd.append(" >'").append(out.string()).append("' 2>'").append(err.string()).append("'");
   const int rc = std::system(cmd.c_str());
   return {WIFEXITED(rc), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
