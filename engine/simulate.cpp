@@ -317,13 +317,16 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
     PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
     PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
-    // The backward grows the heap again for the gradient of this layer's output (FreshMemory).
-    if (const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward); heap_s > 0)
-      for (PassTime* pass : {&time_fwd, &time_fwd_train, &time_bwd}) {
-        if (pass == &time_bwd && c.backward.kernels == 0) continue;
-        pass->fresh_s += heap_s;
-        pass->paleo_s += heap_s;
-      }
+    // The heap grows for this layer's output in each forward, and again in the backward for its
+    // gradient where it has one (FreshMemory).
+    const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
+    const auto charge = [heap_s](PassTime& pass) {
+      pass.fresh_s += heap_s;
+      pass.paleo_s += heap_s;
+    };
+    charge(time_fwd);
+    charge(time_fwd_train);
+    if (c.backward.kernels > 0) charge(time_bwd);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
     if (ran && (fwd_ppp.compute_default || fwd_ppp.memory_default || bwd_ppp.compute_default || bwd_ppp.memory_default))

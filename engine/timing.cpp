@@ -53,16 +53,17 @@ double bandwidth(const ir::Device& device) {
   throw SimulationError("device '" + device.name + "' gives no memory bandwidth (memory.bandwidth or measured.bandwidth)");
 }
 
-Ppp default_ppp(ir::OpClass op_class, ir::Pass) {
+Ppp default_ppp(ir::OpClass op_class, ir::Pass pass) {
+  if (const auto fallback = ir::op_class_fallback(op_class)) return default_ppp(*fallback, pass);
   switch (op_class) {
     case ir::OpClass::MatMul: return {0.5, 0.8};
     case ir::OpClass::Elementwise: return {0.5, 0.8};
     case ir::OpClass::Normalization: return {0.5, 0.6};
     case ir::OpClass::Pooling: return {0.5, 0.7};
     case ir::OpClass::DataMovement: return {0.5, 0.8};
-    case ir::OpClass::Depthwise:
-    case ir::OpClass::DepthwiseLarge: return {0.5, 0.8};
-    case ir::OpClass::Reduction: return {0.5, 0.7};   // pooling's
+    case ir::OpClass::Depthwise:        // these three take their fallback's (above)
+    case ir::OpClass::DepthwiseLarge:
+    case ir::OpClass::Reduction: break;
   }
   return {0.5, 0.8};
 }
@@ -80,10 +81,9 @@ double fraction_at(const ir::SizeCurve& curve, double size) {
 
 PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) {
   PppRule r{default_ppp(op_class, pass)};
-  // Looked at in this order, a later entry's figure winning: for a depthwise conv, the matmul entries
-  // first (a .hw written before the classes existed keeps its predictions), and for a large-window one
-  // the depthwise entries next; for a reduction, the pooling entries; then, of the class itself, both
-  // passes, (for the training-mode forward) the forward, and the pass itself.
+  // Looked at in this order, a later entry's figure winning: the entries of the class's fallbacks,
+  // farthest first (ir::op_class_fallback), then the class's own; of each class, both passes, (for the
+  // training-mode forward) the forward, and the pass itself.
   const auto entry = [&](ir::OpClass c, std::optional<ir::Pass> p) -> const ir::Efficiency* {
     const auto it = device.ppp.find({c, p});
     return it == device.ppp.end() ? nullptr : &it->second;
@@ -95,10 +95,10 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
     if (pass == ir::Pass::ForwardTrain) entries[n++] = entry(c, ir::Pass::Forward);
     entries[n++] = entry(c, pass);
   };
-  if (op_class == ir::OpClass::Depthwise || op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::MatMul);
-  if (op_class == ir::OpClass::DepthwiseLarge) add(ir::OpClass::Depthwise);
-  if (op_class == ir::OpClass::Reduction) add(ir::OpClass::Pooling);
-  add(op_class);
+  std::array<ir::OpClass, 3> chain{};   // the class, then its fallbacks
+  std::size_t depth = 0;
+  for (std::optional<ir::OpClass> c = op_class; c; c = ir::op_class_fallback(*c)) chain.at(depth++) = *c;
+  while (depth > 0) add(chain[--depth]);
   // One term (compute or memory) of one entry: a figure replaces an earlier curve, a curve an
   // earlier figure.
   const auto take = [&](const std::optional<ir::Figure>& figure, const std::optional<ir::SizeCurve>& curve,

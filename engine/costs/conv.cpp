@@ -44,8 +44,16 @@ void conv_transpose(const Ctx& c, OpCost& r) {
   weighted(c, r, c.in() * static_cast<double>(c.a().i("out") / c.a().i("groups")) * product(c.a().ints("kernel")));
 }
 
+// A pool to one value per channel (the window is the whole map) is a reduction: ir::OpClass::Reduction.
+void mark_global(const Ctx& c, OpCost& r) {
+  const ir::Shape& out = c.layer.output;
+  if (out.size() > 1 && std::all_of(out.begin() + 1, out.end(), [](std::int64_t d) { return d == 1; }))
+    r.op_class = ir::OpClass::Reduction;
+}
+
 void maxpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
   // window_elements: sum over every output of its window size, per batch.
+  mark_global(c, r);
   r.forward = pass(window_elements - c.out(), c.in() * c.w, c.out() * c.w);
   r.forward_train = pass(window_elements - c.out(), c.in() * c.w, c.out() * (c.w + kIndexBytes));
   r.backward = pass(c.out(), c.out() * (c.w + kIndexBytes), c.in() * c.w);
@@ -53,6 +61,7 @@ void maxpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
 }
 
 void avgpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
+  mark_global(c, r);
   r.forward = pass(window_elements, c.in() * c.w, c.out() * c.w);
   r.backward = pass(window_elements, c.out() * c.w, c.in() * c.w);
 }
@@ -69,29 +78,10 @@ double adaptive_windows(const Ctx& c) {
   return total;
 }
 
-// A pool to one value per channel (the window is the whole map) is a reduction: ir::OpClass::Reduction.
-void mark_global(const Ctx& c, OpCost& r) {
-  const ir::Shape& out = c.layer.output;
-  if (out.size() > 1 && std::all_of(out.begin() + 1, out.end(), [](std::int64_t d) { return d == 1; }))
-    r.op_class = ir::OpClass::Reduction;
-}
-
-void maxpool(const Ctx& c, OpCost& r) {
-  maxpool_from_windows(c, r, fixed_windows(c));
-  mark_global(c, r);
-}
-void avgpool(const Ctx& c, OpCost& r) {
-  avgpool_from_windows(c, r, fixed_windows(c));
-  mark_global(c, r);
-}
-void adaptive_maxpool(const Ctx& c, OpCost& r) {
-  maxpool_from_windows(c, r, adaptive_windows(c));
-  mark_global(c, r);
-}
-void adaptive_avgpool(const Ctx& c, OpCost& r) {
-  avgpool_from_windows(c, r, adaptive_windows(c));
-  mark_global(c, r);
-}
+void maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, fixed_windows(c)); }
+void avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, fixed_windows(c)); }
+void adaptive_maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, adaptive_windows(c)); }
+void adaptive_avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, adaptive_windows(c)); }
 
 void upsample(const Ctx& c, OpCost& r) {
   const std::string& mode = c.a().s("mode");

@@ -76,6 +76,14 @@ std::string_view device_kind_name(DeviceKind k) { return name_of(kKinds, k); }
 std::optional<DeviceKind> device_kind_from_name(std::string_view n) { return from_name(kKinds, n); }
 std::string_view op_class_name(OpClass c) { return name_of(kClasses, c); }
 std::optional<OpClass> op_class_from_name(std::string_view n) { return from_name(kClasses, n); }
+std::optional<OpClass> op_class_fallback(OpClass c) {
+  switch (c) {
+    case OpClass::DepthwiseLarge: return OpClass::Depthwise;
+    case OpClass::Depthwise: return OpClass::MatMul;
+    case OpClass::Reduction: return OpClass::Pooling;
+    default: return std::nullopt;
+  }
+}
 std::string op_class_names(std::string_view separator) {
   std::string s;
   for (const auto& [c, name] : kClasses) s.append(s.empty() ? "" : separator).append(name);

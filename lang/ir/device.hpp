@@ -48,6 +48,10 @@ std::string_view op_class_name(OpClass c);            // "matmul", "elementwise"
 std::optional<OpClass> op_class_from_name(std::string_view name);
 std::string op_class_names(std::string_view separator = ", ");   // every class, in enum order
 const std::vector<OpClass>& all_op_classes();
+// The class whose PPP a class takes where a device gives it none (depthwise_large: depthwise;
+// depthwise: matmul; reduction: pooling): the ops of a split-off class ran on it before the split, so
+// a .hw written before keeps its predictions. None for the original classes.
+std::optional<OpClass> op_class_fallback(OpClass c);
 const std::vector<Pass>& all_passes();
 std::string_view pass_name(Pass p);                   // "forward", "backward", "forward_train"
 std::optional<Pass> pass_from_name(std::string_view name);
