@@ -16,6 +16,13 @@ median of --repeats (5). Each network and mode runs in a fresh Python process, a
 would: glibc's malloc adapts its mmap threshold to what a process has freed, so a long process that
 ran other networks first would see a warmer allocator than the user does.
 
+One process is one draw of the allocator's state: the same script, run again, can land in another.
+googlenet's forward at batch 8, one thread, faulted in 51 MB of fresh pages in one process and 130 MB in
+the next (461 against 504 ms); efficientnet_b0's 145 MB against 283 MB (230 against 303 ms). So every
+network and mode runs in --processes (3) fresh processes, taken in turns (all networks once, then again)
+so that drift on the machine spreads over them all; its time is the median of the processes' medians,
+and the spread between processes is reported beside the spread of the repeats.
+
 Writes
 
   OUT/torch_truth-threadsN.json   one record per network and mode: median, every time, min, max,
@@ -28,8 +35,9 @@ With --compare FILE.hw --simulate PATH/TO/simulate it also predicts every networ
 (predicted / measured - 1) and the median absolute error over the networks, for inference and the
 training step.
 
-Takes about 3 minutes on two cores at 1 thread for the default eight networks (vgg11's training step
-alone takes ~10 s a run); --networks squeezenet1_1 --warmup 1 --repeats 2 is a 15-second smoke test.
+Takes about 9 minutes on two cores at 1 thread for the default eight networks in 3 processes each
+(vgg11's training step alone takes ~10 s a run); --networks squeezenet1_1 --warmup 1 --repeats 2
+--processes 1 is a 15-second smoke test.
 Not a CI test: it is slow, and its numbers are only meaningful on an idle machine.
 """
 import argparse
@@ -122,7 +130,7 @@ def time_one(name, mode, threads, batch, warmup, repeats):
     return record
 
 
-def measure(name, mode, args):
+def measure_once(name, mode, args):
     """One network and mode in a fresh Python process (see the docstring: a user's allocator state)."""
     cmd = [sys.executable, __file__, "--child", name, mode, "--batch", str(args.batch), "--warmup", str(args.warmup),
            "--repeats", str(args.repeats)] + (["--threads", str(args.threads)] if args.threads else [])
@@ -130,6 +138,16 @@ def measure(name, mode, args):
     if run.returncode != 0:
         raise RuntimeError(f"{name} {mode} failed:\n{run.stderr}")
     return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def combine(runs):
+    """One record of a network and mode from its processes' records: the median of their medians."""
+    medians = [r["median_s"] for r in runs]
+    times = [t for r in runs for t in r["times_s"]]
+    cvs = [r["cv"] for r in runs if r["cv"] is not None]
+    return runs[0] | {"median_s": statistics.median(medians), "times_s": times, "min_s": min(times), "max_s": max(times),
+                      "cv": max(cvs) if cvs else None, "process_medians_s": medians,
+                      "process_cv": coefficient_of_variation(medians)}
 
 
 def predict(name, args):
@@ -166,6 +184,8 @@ def main():
     ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: torch's default)")
     ap.add_argument("--warmup", type=int, default=2, help="runs discarded before timing")
     ap.add_argument("--repeats", type=int, default=5, help="timed runs (median)")
+    ap.add_argument("--processes", type=int, default=3,
+                    help="fresh processes per network and mode (median of their medians)")
     ap.add_argument("--out", default=".", help="folder for the JSON and the table")
     ap.add_argument("--compare", metavar="FILE.hw", help="predict every network on this device and compare")
     ap.add_argument("--simulate", metavar="PATH", help="the simulate program (with --compare)")
@@ -174,8 +194,8 @@ def main():
                          "(to try several .hw files against one set of measurements; its threads and batch)")
     ap.add_argument("--child", nargs=2, metavar=("NET", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.batch < 1 or args.warmup < 0 or args.repeats < 1 or args.threads < 0:
-        ap.error("--batch and --repeats must be at least 1, --warmup and --threads at least 0")
+    if args.batch < 1 or args.warmup < 0 or args.repeats < 1 or args.threads < 0 or args.processes < 1:
+        ap.error("--batch, --repeats and --processes must be at least 1, --warmup and --threads at least 0")
     if args.child:
         print(json.dumps(time_one(*args.child, args.threads, args.batch, args.warmup, args.repeats)))
         return 0
@@ -192,7 +212,7 @@ def main():
     meta = {"torch": torch.__version__, "torchvision": torchvision.__version__, "python": platform.python_version(),
             "cpu": cpu_model(), "cores": os.cpu_count(), "date": datetime.date.today().isoformat(),
             "threads": threads, "threads_requested": args.threads or "default", "batch": args.batch,
-            "dtype": "fp32", "warmup": args.warmup, "repeats": args.repeats,
+            "dtype": "fp32", "warmup": args.warmup, "repeats": args.repeats, "processes": args.processes,
             "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES"), "load_average_before": load_before}
 
     records = []
@@ -202,24 +222,36 @@ def main():
         if earlier["batch"] != args.batch:
             ap.error(f"--measured was run at batch {earlier['batch']}, not {args.batch}")
         threads = earlier["threads"]
-        meta |= {k: earlier[k] for k in ("torch", "torchvision", "cpu", "date", "threads", "warmup", "repeats")}
+        meta |= {k: earlier.get(k, 1) for k in ("torch", "torchvision", "cpu", "date", "threads", "warmup", "repeats",
+                                                  "processes")}
         meta["measured_from"] = args.measured
         records = [r for r in earlier["records"] if r["network"] in args.networks and r["mode"] in args.modes]
-    for name in args.networks if not args.measured else []:
-        for mode in args.modes:
-            print(f"  {name} {mode} ...", file=sys.stderr, flush=True)
-            records.append(measure(name, mode, args) | {k: meta[k] for k in ("torch", "torchvision", "cpu", "date")})
+    runs = {}
+    for turn in range(args.processes if not args.measured else 0):
+        for name in args.networks:
+            for mode in args.modes:
+                print(f"  {name} {mode} (process {turn + 1} of {args.processes}) ...", file=sys.stderr, flush=True)
+                runs.setdefault((name, mode), []).append(measure_once(name, mode, args))
+    for (name, mode), got in runs.items():
+        records.append(combine(got) | {k: meta[k] for k in ("torch", "torchvision", "cpu", "date")})
 
     lines = [f"torchvision from Python: torch {meta['torch']}, torchvision {meta['torchvision']}, {meta['cpu']}, "
-             f"{threads} thread(s), batch {args.batch}, fp32, median of {args.repeats} after {args.warmup} warm-up(s)",
-             f"  {'network':20} {'mode':5} {'median ms':>10} {'min ms':>10} {'max ms':>10} {'cv':>8}"]
+             f"{threads} thread(s), batch {args.batch}, fp32, median over {meta['processes']} process(es) of the "
+             f"median of {args.repeats} after {args.warmup} warm-up(s)",
+             f"  {'network':20} {'mode':5} {'median ms':>10} {'min ms':>10} {'max ms':>10} {'cv':>8} "
+             f"{'processes ms':>24} {'cv':>8}"]
     for r in records:
+        per_process = " ".join(f"{m * 1e3:.1f}" for m in r.get("process_medians_s", [r["median_s"]]))
         lines.append(f"  {r['network']:20} {r['mode']:5} {ms(r['median_s'])} {ms(r['min_s'])} {ms(r['max_s'])} "
-                     f"{cv_text(r['cv'])}" + (f"  ({r['note']})" if "note" in r else ""))
-    noisy = [r for r in records if r["cv"] is not None and r["cv"] > NOISY_CV]
-    for r in noisy:
-        lines.append(f"warning: {r['network']} {r['mode']} varies by CV {r['cv']:.2%} over its repeats "
-                     f"(above {NOISY_CV:.0%}): the machine is noisy; close other work or raise --repeats")
+                     f"{cv_text(r['cv'])} {per_process:>24} {cv_text(r.get('process_cv'))}"
+                     + (f"  ({r['note']})" if "note" in r else ""))
+    for r in records:
+        if r["cv"] is not None and r["cv"] > NOISY_CV:
+            lines.append(f"warning: {r['network']} {r['mode']} varies by CV {r['cv']:.2%} over its repeats "
+                         f"(above {NOISY_CV:.0%}): the machine is noisy; close other work or raise --repeats")
+        if r.get("process_cv") is not None and r["process_cv"] > NOISY_CV:
+            lines.append(f"note: {r['network']} {r['mode']} varies by CV {r['process_cv']:.2%} between fresh "
+                         f"processes: one script's run is one draw of the allocator's state (see --help)")
 
     comparison = None
     if args.compare:
