@@ -26,7 +26,9 @@ and the spread between processes is reported beside the spread of the repeats.
 Writes
 
   OUT/torch_truth-threadsN.json   one record per network and mode: median, every time, min, max,
-                                  coefficient of variation (sample stddev / mean), threads, batch,
+                                  coefficient of variation (sample stddev / mean), each process's
+                                  median and the fresh pages it faulted in per run (getrusage minor
+                                  faults x page size, median over the runs), threads, batch,
                                   torch/torchvision versions, CPU model, date; and the comparison below
   OUT/torch_truth-threadsN.txt    the table printed
 
@@ -46,6 +48,7 @@ import json
 import os
 import pathlib
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -116,15 +119,18 @@ def time_one(name, mode, threads, batch, warmup, repeats):
     for _ in range(warmup):
         run()
     times = []
+    faulted = []   # bytes of fresh pages each run faulted in: what the engine's fresh-memory term counts
     last = None
     for _ in range(repeats):
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         t0 = time.perf_counter()
         last = run()
         times.append(time.perf_counter() - t0)
+        faulted.append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * resource.getpagesize())
     record = {"network": name, "mode": mode, "threads": torch.get_num_threads(), "batch": batch,
               "input": [3, size, size], "median_s": statistics.median(times), "times_s": times,
               "min_s": min(times), "max_s": max(times), "cv": coefficient_of_variation(times),
-              "warmup": warmup, "repeats": repeats}
+              "faulted_bytes": statistics.median(faulted), "warmup": warmup, "repeats": repeats}
     if last is not None and not torch.isfinite(last).item():
         record["note"] = "loss is not finite: the step may have timed a NaN/denormal slow path"
     return record
@@ -147,7 +153,8 @@ def combine(runs):
     cvs = [r["cv"] for r in runs if r["cv"] is not None]
     return runs[0] | {"median_s": statistics.median(medians), "times_s": times, "min_s": min(times), "max_s": max(times),
                       "cv": max(cvs) if cvs else None, "process_medians_s": medians,
-                      "process_cv": coefficient_of_variation(medians)}
+                      "process_cv": coefficient_of_variation(medians),
+                      "process_faulted_bytes": [r["faulted_bytes"] for r in runs]}
 
 
 def predict(name, args):
@@ -239,11 +246,12 @@ def main():
              f"{threads} thread(s), batch {args.batch}, fp32, median over {meta['processes']} process(es) of the "
              f"median of {args.repeats} after {args.warmup} warm-up(s)",
              f"  {'network':20} {'mode':5} {'median ms':>10} {'min ms':>10} {'max ms':>10} {'cv':>8} "
-             f"{'processes ms':>24} {'cv':>8}"]
+             f"{'processes ms':>24} {'cv':>8}  fresh MB per run, per process"]
     for r in records:
         per_process = " ".join(f"{m * 1e3:.1f}" for m in r.get("process_medians_s", [r["median_s"]]))
+        faulted = " ".join(f"{b / 1e6:.0f}" for b in r.get("process_faulted_bytes", []))
         lines.append(f"  {r['network']:20} {r['mode']:5} {ms(r['median_s'])} {ms(r['min_s'])} {ms(r['max_s'])} "
-                     f"{cv_text(r['cv'])} {per_process:>24} {cv_text(r.get('process_cv'))}"
+                     f"{cv_text(r['cv'])} {per_process:>24} {cv_text(r.get('process_cv'))}  {faulted}"
                      + (f"  ({r['note']})" if "note" in r else ""))
     for r in records:
         if r["cv"] is not None and r["cv"] > NOISY_CV:
