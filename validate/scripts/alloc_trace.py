@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""What the allocator does under a torchvision network run from Python: the evidence behind README's
+"fresh memory" findings for issue #16.
+
+Runs NETWORK in --processes fresh Python processes, each with alloc_trace.so preloaded (build it as
+its header says). In each process, after --warmup steps, every timed step records its time, the
+fresh pages it faulted in (getrusage minor faults x page size) and every block of 64 KiB or more it
+allocated and freed. Then it prints, per process: the fresh MB and ms of each step, how many large
+blocks a step allocates, how many MB of them glibc mapped on their own, and whether the process asked
+for the same sizes in the same order as the first. Last, it replays the first process's requests
+through a model of glibc's main arena and prints the fresh MB a step faults in once the model has
+settled.
+
+    cc -O2 -shared -fPIC -o /tmp/alloc_trace.so validate/scripts/alloc_trace.c -ldl -lpthread
+    /usr/bin/python3 validate/scripts/alloc_trace.py --shim /tmp/alloc_trace.so efficientnet_b0 --threads 1
+
+The model (glibc 2.36 malloc/malloc.c, main arena, for blocks of 64 KiB and more; tcache and fast
+bins never hold them): a request takes the smallest free chunk that fits, else the top chunk, else,
+at or above the mmap threshold, pages of its own, else the heap grows (brk) by the shortfall plus
+M_TOP_PAD. A freed chunk merges with free neighbours; a mapped one is unmapped and, up to
+DEFAULT_MMAP_THRESHOLD_MAX, raises the threshold to its size and the trim threshold to twice that.
+Once the top chunk passes the trim threshold the heap shrinks to M_TOP_PAD above its last used
+byte. Pages below the highest byte used since the last shrink stay resident; everything else a
+request touches is fresh. Python's own small blocks, which can pin the top of the heap, are not in
+the model: it starts empty, which is why it cannot say which process a run gets.
+
+Not a CI test: it is slow and measures the machine.
+"""
+import argparse
+import ctypes
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PAGE = 4096
+MIN_CHUNK = 32
+TOP_PAD = 128 * 1024                  # M_TOP_PAD's default
+MMAP_THRESHOLD = 128 * 1024           # M_MMAP_THRESHOLD's starting value
+MMAP_THRESHOLD_MAX = 32 * 1024 ** 2   # DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
+CONSOLIDATION = 64 * 1024             # FASTBIN_CONSOLIDATION_THRESHOLD: frees this large check the trim
+
+
+def round_up(x, to):
+    return (x + to - 1) // to * to
+
+
+class MainArena:
+    """The model in the docstring. Addresses are offsets from the heap's start."""
+
+    def __init__(self):
+        self.mmap_threshold = MMAP_THRESHOLD
+        self.trim_threshold = MMAP_THRESHOLD
+        self.top = 0          # start of the top chunk
+        self.brk = 0          # end of the heap
+        self.resident = 0     # pages below this have been touched since the heap last shrank
+        self.free_chunks = {}  # address -> size
+        self.blocks = {}      # block id -> ("heap", address, size) or ("mapped", size)
+        self.fresh = 0
+
+    def allocate(self, block, nbytes):
+        size = max(MIN_CHUNK, round_up(nbytes + 8, 16))
+        fits = [(s, a) for a, s in self.free_chunks.items() if s >= size]
+        if fits:
+            chunk, address = min(fits)
+            del self.free_chunks[address]
+            if chunk - size >= MIN_CHUNK:
+                self.free_chunks[address + size] = chunk - size
+            else:
+                size = chunk
+        elif self.brk - self.top < size + MIN_CHUNK and size >= self.mmap_threshold:
+            mapped = round_up(size + 8, PAGE)
+            self.blocks[block] = ("mapped", mapped)
+            self.fresh += mapped
+            return
+        else:
+            address = self.top
+            if self.brk - self.top < size + MIN_CHUNK:
+                self.brk = round_up(self.top + size + MIN_CHUNK + TOP_PAD, PAGE)
+            self.top += size
+        self.blocks[block] = ("heap", address, size)
+        end = address + size
+        if end > self.resident:
+            self.fresh += end - max(address, self.resident)
+            self.resident = end
+
+    def release(self, block):
+        entry = self.blocks.pop(block)
+        if entry[0] == "mapped":
+            if self.mmap_threshold < entry[1] <= MMAP_THRESHOLD_MAX:
+                self.mmap_threshold, self.trim_threshold = entry[1], 2 * entry[1]
+            return
+        _, address, size = entry
+        if address + size in self.free_chunks:
+            size += self.free_chunks.pop(address + size)
+        before = next((a for a, s in self.free_chunks.items() if a + s == address), None)
+        if before is not None:
+            size += self.free_chunks.pop(before)
+            address = before
+        if address + size != self.top:
+            self.free_chunks[address] = size
+            return
+        self.top = address
+        if size >= CONSOLIDATION and self.brk - self.top >= self.trim_threshold:
+            extra = (self.brk - self.top - TOP_PAD - MIN_CHUNK - 1) // PAGE * PAGE
+            if extra > 0:
+                self.brk -= extra
+                self.resident = min(self.resident, self.brk)
+
+
+def replay(requests, steps=8):
+    """Fresh bytes per step of the same requests, step after step, from an empty heap."""
+    arena = MainArena()
+    fresh = []
+    for _ in range(steps):
+        arena.fresh = 0
+        for op, block, nbytes in requests:
+            if op == "a":
+                arena.allocate(block, nbytes)
+            elif block in arena.blocks:
+                arena.release(block)
+        fresh.append(arena.fresh)
+    return fresh
+
+
+def requests_of(trace_lines, step):
+    """One step's requests as (op, block id, bytes); blocks still live at its end are freed then."""
+    requests, live, next_id = [], {}, 0
+    for line in trace_lines:
+        s, op, nbytes, address, _ = line.split()
+        if int(s) != step:
+            continue
+        if op == "a":
+            live[address] = next_id
+            requests.append(("a", next_id, int(nbytes)))
+            next_id += 1
+        elif address in live:
+            requests.append(("f", live.pop(address), 0))
+    requests += [("f", block, 0) for block in live.values()]
+    return requests
+
+
+def child(args):
+    import torch
+    import torchvision
+
+    shim = ctypes.CDLL(args.shim)
+    torch.set_num_threads(args.threads)
+    kwargs = {"googlenet": {"aux_logits": False, "init_weights": False}}.get(args.network, {})
+    model = torchvision.models.get_model(args.network, weights=None, **kwargs)
+    x = torch.randn(args.batch, 3, 224, 224)
+    if args.mode == "infer":
+        model.eval()
+
+        def run():
+            with torch.no_grad():
+                model(x)
+    else:
+        model.train()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+        def run():
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+    for _ in range(args.warmup):
+        run()
+    steps = []
+    for i in range(args.steps):
+        shim.alloc_trace_mark(i)
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.perf_counter()
+        run()
+        seconds = time.perf_counter() - t0
+        steps.append({"fresh_bytes": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * PAGE,
+                      "seconds": seconds})
+        shim.alloc_trace_mark(-1)
+    if shim.alloc_trace_dump(args.child.encode()) != 0:
+        raise OSError(f"cannot write {args.child}")
+    print(json.dumps(steps))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("network", help="torchvision model name")
+    ap.add_argument("--shim", required=True, help="alloc_trace.so, built from alloc_trace.c")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--mode", choices=["infer", "train"], default="infer")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--processes", type=int, default=5)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if min(args.threads, args.batch, args.steps, args.processes) < 1 or args.warmup < 0:
+        ap.error("--threads, --batch, --steps and --processes must be at least 1, --warmup at least 0")
+    args.shim = os.path.abspath(args.shim)
+    if args.child:
+        child(args)
+        return 0
+    if not os.path.exists(args.shim):
+        ap.error(f"{args.shim} does not exist: build it as validate/scripts/alloc_trace.c says")
+
+    first = None
+    with tempfile.TemporaryDirectory() as scratch:
+        for p in range(args.processes):
+            trace = os.path.join(scratch, f"trace{p}.txt")
+            cmd = [sys.executable, __file__, args.network, "--shim", args.shim, "--threads", str(args.threads),
+                   "--batch", str(args.batch), "--mode", args.mode, "--warmup", str(args.warmup), "--steps",
+                   str(args.steps), "--child", trace]
+            done = subprocess.run(cmd, capture_output=True, text=True, env=os.environ | {"LD_PRELOAD": args.shim})
+            if done.returncode != 0:
+                raise RuntimeError(f"process {p + 1} failed:\n{done.stderr}")
+            steps = json.loads(done.stdout.strip().splitlines()[-1])
+            with open(trace) as f:
+                lines = f.read().splitlines()
+            requests = requests_of(lines, 1)
+            sizes = [(op, n) for op, _, n in requests]
+            first = first or (sizes, requests)
+            allocated = [line.split() for line in lines if line.startswith("1 a")]
+            mapped = sum(int(e[2]) for e in allocated if e[4] != "0")
+            print(f"process {p + 1}: fresh MB per step "
+                  + " ".join(f"{s['fresh_bytes'] / 1e6:.0f}" for s in steps)
+                  + ", ms " + " ".join(f"{s['seconds'] * 1e3:.0f}" for s in steps)
+                  + f"; step 2: {len(allocated)} blocks >= 64 KiB, {mapped / 1e6:.0f} MB mapped on their own, "
+                  + ("the same requests as process 1" if sizes == first[0] else "requests differ from process 1"),
+                  flush=True)
+    fresh = replay(first[1])
+    print(f"glibc main-arena model, process 1's step-2 requests from an empty heap: fresh MB per step "
+          + " ".join(f"{b / 1e6:.0f}" for b in fresh) + f" (settled: {statistics.median(fresh[-3:]) / 1e6:.0f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
