@@ -3,7 +3,7 @@
 "fresh memory" findings for issue #16.
 
 Runs NETWORK in --processes fresh Python processes, each with alloc_trace.so preloaded (build it as
-its header says). In each process, after --warmup steps, every timed step records its time, the
+its header says), the step torch_truth.py times (torch_truth.user_step). In each process, after --warmup steps, every timed step records its time, the
 fresh pages it faulted in (getrusage minor faults x page size) and every block of 64 KiB or more it
 allocated and freed. Then it prints, per process: the fresh MB and ms of each step, how many large
 blocks a step allocates, how many MB of them glibc mapped on their own, and whether the process asked
@@ -36,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import torch_truth   # beside this script: the step a user's script runs, built once
 
 PAGE = 4096
 MIN_CHUNK = 32
@@ -146,27 +148,10 @@ def requests_of(trace_lines, step):
 
 def child(args):
     import torch
-    import torchvision
 
     shim = ctypes.CDLL(args.shim)
     torch.set_num_threads(args.threads)
-    kwargs = {"googlenet": {"aux_logits": False, "init_weights": False}}.get(args.network, {})
-    model = torchvision.models.get_model(args.network, weights=None, **kwargs)
-    x = torch.randn(args.batch, 3, 224, 224)
-    if args.mode == "infer":
-        model.eval()
-
-        def run():
-            with torch.no_grad():
-                model(x)
-    else:
-        model.train()
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-
-        def run():
-            optimizer.zero_grad()
-            model(x).sum().backward()
-            optimizer.step()
+    run = torch_truth.user_step(args.network, args.mode, args.batch)
     for _ in range(args.warmup):
         run()
     steps = []

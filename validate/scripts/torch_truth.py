@@ -86,13 +86,12 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def time_one(name, mode, threads, batch, warmup, repeats):
-    """Run in the child process: build NAME, time MODE, return the record."""
+def user_step(name, mode, batch):
+    """NAME built as the docstring says, and one MODE step of it as a user's script runs it: the
+    function to time (alloc_trace.py runs the same step)."""
     import torch
     import torchvision
 
-    if threads:
-        torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = torchvision.models.get_model(name, weights=None, **MODEL_KWARGS.get(name, {}))
     size = INPUT_SIZE.get(name, 224)
@@ -103,19 +102,28 @@ def time_one(name, mode, threads, batch, warmup, repeats):
         def run():
             with torch.no_grad():
                 model(x)
-    else:
-        model.train()
-        labels = torch.randint(0, NUM_CLASSES, (batch,))
-        criterion = torch.nn.CrossEntropyLoss()
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        return run
+    model.train()
+    labels = torch.randint(0, NUM_CLASSES, (batch,))
+    criterion = torch.nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
-        def run():
-            optimizer.zero_grad()
-            loss = criterion(model(x), labels)
-            loss.backward()
-            optimizer.step()
-            return loss
+    def run():
+        optimizer.zero_grad()
+        loss = criterion(model(x), labels)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return run
 
+
+def time_one(name, mode, threads, batch, warmup, repeats):
+    """Run in the child process: build NAME, time MODE, return the record."""
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    run = user_step(name, mode, batch)
     for _ in range(warmup):
         run()
     times = []
@@ -127,6 +135,7 @@ def time_one(name, mode, threads, batch, warmup, repeats):
         last = run()
         times.append(time.perf_counter() - t0)
         faulted.append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * resource.getpagesize())
+    size = INPUT_SIZE.get(name, 224)
     record = {"network": name, "mode": mode, "threads": torch.get_num_threads(), "batch": batch,
               "input": [3, size, size], "median_s": statistics.median(times), "times_s": times,
               "min_s": min(times), "max_s": max(times), "cv": coefficient_of_variation(times),
