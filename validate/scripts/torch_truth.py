@@ -238,8 +238,8 @@ def main():
         if earlier["batch"] != args.batch:
             ap.error(f"--measured was run at batch {earlier['batch']}, not {args.batch}")
         threads = earlier["threads"]
-        meta |= {k: earlier.get(k, 1) for k in ("torch", "torchvision", "cpu", "date", "threads", "warmup", "repeats",
-                                                  "processes")}
+        meta |= {k: earlier[k] for k in ("torch", "torchvision", "cpu", "date", "threads", "warmup", "repeats")}
+        meta["processes"] = earlier.get("processes", 1)   # records from before --processes: one each
         meta["measured_from"] = args.measured
         records = [r for r in earlier["records"] if r["network"] in args.networks and r["mode"] in args.modes]
     runs = {}
