@@ -90,3 +90,38 @@ def test_no_processes_is_refused():
     done = subprocess.run([sys.executable, SCRIPT, "--processes", "0"], capture_output=True, text=True)
     assert done.returncode == 2
     assert "--processes must be at least 1" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def alloc_trace():
+    # alloc_trace.py imports torch_truth from beside itself, as it does when run as a script.
+    sys.path.insert(0, os.path.join(SOURCE, "validate", "scripts"))
+    spec = importlib.util.spec_from_file_location("alloc_trace", os.path.join(SOURCE, "validate", "scripts", "alloc_trace.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_heap_share_leaves_mapped_blocks_out(alloc_trace):
+    steps = [{"fresh_bytes": b} for b in (100e6, 130e6, 110e6)]
+    # Median 110 MB fresh, 50 of them mapped blocks (fresh every time): 60 of the 550 MB from the heap.
+    assert alloc_trace.heap_share(steps, 600e6, 50e6) == pytest.approx(60 / 550)
+    assert alloc_trace.heap_share(steps, 50e6, 50e6) == 0.0
+
+
+def test_the_arena_model_maps_then_raises_its_threshold_then_keeps_the_heap(alloc_trace):
+    # glibc malloc.c: a request at or above the mmap threshold that the top cannot serve gets pages of
+    # its own; freeing them raises the threshold to their size, so the next such request comes from the
+    # heap, which stays resident while the free top is below the trim threshold (twice the mmap one).
+    arena = alloc_trace.MainArena()
+    mib = 1 << 20
+    fresh = []
+    for block in range(3):
+        arena.fresh = 0
+        arena.allocate(block, mib)
+        fresh.append(arena.fresh)
+        arena.release(block)
+    assert fresh[0] >= mib and arena.blocks == {}
+    assert fresh[1] >= mib            # the heap grows for it: new pages
+    assert fresh[2] == 0              # the same pages again
+    assert arena.mmap_threshold > mib and arena.trim_threshold == 2 * arena.mmap_threshold

@@ -6,8 +6,9 @@ Runs NETWORK in --processes fresh Python processes, each with alloc_trace.so pre
 its header says), the step torch_truth.py times (torch_truth.user_step). In each process, after --warmup steps, every timed step records its time, the
 fresh pages it faulted in (getrusage minor faults x page size) and every block of 64 KiB or more it
 allocated and freed. Then it prints, per process: the fresh MB and ms of each step, how many large
-blocks a step allocates, how many MB of them glibc mapped on their own, and whether the process asked
-for the same sizes in the same order as the first. Last, it replays the first process's requests
+blocks a step allocates and their MB, how many MB of them glibc mapped on their own, the share of the
+rest (the heap's) that a step faults in afresh, and whether the process asked for the same sizes in
+the same order as the first. Last, it replays the first process's requests
 through a model of glibc's main arena and prints the fresh MB a step faults in once the model has
 settled.
 
@@ -146,6 +147,16 @@ def requests_of(trace_lines, step):
     return requests
 
 
+def heap_share(steps, allocated, mapped):
+    """The share of the bytes a step allocates from the heap (blocks of 64 KiB or more not mapped on
+    their own) that it faults in afresh: (median fresh bytes - mapped) / (allocated - mapped). Mapped
+    blocks are fresh every time; the rest is fresh as far as glibc trimmed the heap and grew it again."""
+    heap = allocated - mapped
+    if heap <= 0:
+        return 0.0
+    return (statistics.median(s["fresh_bytes"] for s in steps) - mapped) / heap
+
+
 def child(args):
     import torch
 
@@ -207,11 +218,14 @@ def main():
             sizes = [(op, n) for op, _, n in requests]
             first = first or (sizes, requests)
             allocated = [line.split() for line in lines if line.startswith("1 a")]
+            total = sum(int(e[2]) for e in allocated)
             mapped = sum(int(e[2]) for e in allocated if e[4] != "0")
             print(f"process {p + 1}: fresh MB per step "
                   + " ".join(f"{s['fresh_bytes'] / 1e6:.0f}" for s in steps)
                   + ", ms " + " ".join(f"{s['seconds'] * 1e3:.0f}" for s in steps)
-                  + f"; step 2: {len(allocated)} blocks >= 64 KiB, {mapped / 1e6:.0f} MB mapped on their own, "
+                  + f"; step 2: {len(allocated)} blocks >= 64 KiB, {total / 1e6:.0f} MB allocated, "
+                  + f"{mapped / 1e6:.0f} MB of them mapped on their own, "
+                  + f"heap share faulted {heap_share(steps, total, mapped):.2f}; "
                   + ("the same requests as process 1" if sizes == first[0] else "requests differ from process 1"),
                   flush=True)
     fresh = replay(first[1])
