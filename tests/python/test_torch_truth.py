@@ -16,12 +16,21 @@ SCRIPT = os.path.join(SOURCE, "validate", "scripts", "torch_truth.py")
 DEVICE = os.path.join(SOURCE, "hw", "xeon-e5-2699v4-2s.hw")
 
 
-@pytest.fixture(scope="module")
-def truth():
-    spec = importlib.util.spec_from_file_location("torch_truth", SCRIPT)
+def load_script(name):
+    """validate/scripts/NAME.py as a module; the folder goes on sys.path, as when the script runs,
+    since alloc_trace.py imports torch_truth from beside itself."""
+    folder = os.path.join(SOURCE, "validate", "scripts")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def truth():
+    return load_script("torch_truth")
 
 
 def process(median, times, faulted):
@@ -94,12 +103,7 @@ def test_no_processes_is_refused():
 
 @pytest.fixture(scope="module")
 def alloc_trace():
-    # alloc_trace.py imports torch_truth from beside itself, as it does when run as a script.
-    sys.path.insert(0, os.path.join(SOURCE, "validate", "scripts"))
-    spec = importlib.util.spec_from_file_location("alloc_trace", os.path.join(SOURCE, "validate", "scripts", "alloc_trace.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("alloc_trace")
 
 
 def test_the_heap_share_leaves_mapped_blocks_out(alloc_trace):

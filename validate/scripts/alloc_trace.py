@@ -31,12 +31,10 @@ import argparse
 import ctypes
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import torch_truth   # beside this script: the step a user's script runs, built once
 
@@ -168,12 +166,8 @@ def child(args):
     steps = []
     for i in range(args.steps):
         shim.alloc_trace_mark(i)
-        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.perf_counter()
-        run()
-        seconds = time.perf_counter() - t0
-        steps.append({"fresh_bytes": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * PAGE,
-                      "seconds": seconds})
+        seconds, fresh, _ = torch_truth.timed(run)
+        steps.append({"fresh_bytes": fresh, "seconds": seconds})
         shim.alloc_trace_mark(-1)
     if shim.alloc_trace_dump(args.child.encode()) != 0:
         raise OSError(f"cannot write {args.child}")
@@ -229,7 +223,7 @@ def main():
                   + ("the same requests as process 1" if sizes == first[0] else "requests differ from process 1"),
                   flush=True)
     fresh = replay(first[1])
-    print(f"glibc main-arena model, process 1's step-2 requests from an empty heap: fresh MB per step "
+    print("glibc main-arena model, process 1's step-2 requests from an empty heap: fresh MB per step "
           + " ".join(f"{b / 1e6:.0f}" for b in fresh) + f" (settled: {statistics.median(fresh[-3:]) / 1e6:.0f})")
     return 0
 

@@ -117,6 +117,16 @@ def user_step(name, mode, batch):
     return run
 
 
+def timed(run):
+    """One call of RUN: its seconds, the bytes of fresh pages it faulted in (getrusage minor faults x page
+    size: what the engine's fresh-memory term counts) and what it returned. alloc_trace.py times the same way."""
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    t0 = time.perf_counter()
+    result = run()
+    seconds = time.perf_counter() - t0
+    return seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * resource.getpagesize(), result
+
+
 def time_one(name, mode, threads, batch, warmup, repeats):
     """Run in the child process: build NAME, time MODE, return the record."""
     import torch
@@ -127,14 +137,12 @@ def time_one(name, mode, threads, batch, warmup, repeats):
     for _ in range(warmup):
         run()
     times = []
-    faulted = []   # bytes of fresh pages each run faulted in: what the engine's fresh-memory term counts
+    faulted = []   # bytes of fresh pages each run faulted in
     last = None
     for _ in range(repeats):
-        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.perf_counter()
-        last = run()
-        times.append(time.perf_counter() - t0)
-        faulted.append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) * resource.getpagesize())
+        seconds, fresh, last = timed(run)
+        times.append(seconds)
+        faulted.append(fresh)
     size = INPUT_SIZE.get(name, 224)
     record = {"network": name, "mode": mode, "threads": torch.get_num_threads(), "batch": batch,
               "input": [3, size, size], "median_s": statistics.median(times), "times_s": times,
