@@ -1,0 +1,42 @@
+// Timing a layer cold (issue #16). In a network, a layer's weights, and the saved activations its
+// backward reads, were last touched many layers ago: other layers' data have passed through the cache
+// since. Timed again and again on the same tensors, a layer reads them from the cache its previous run
+// left warm, and the fitted PPP carry that into every prediction. Writing a buffer of twice the
+// last-level cache before each timed run (as nvbench and Triton's do_bench flush a GPU's L2) times it
+// from memory. On a 2-core EPYC VM (32 MiB L3), five held-out torchvision networks against Python runs
+// at two threads (README, "Where #16 stands"): timed warm, the predictions leaned fast and the median
+// error passed 10 % in half the runs; timed cold, they rose 3-13 % (40 % for depthwise networks) and
+// nine runs in a row stayed within 10 %, at one thread and at two.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+namespace ridge::validate {
+
+// The size (B) of the CPU's last-level data cache as Linux reports it in CACHE_DIR (sysfs:
+// index*/level, type and size, such as "32768K"): the highest level that holds data. 0 where it
+// cannot be read.
+std::size_t last_level_cache_bytes(const std::filesystem::path& cache_dir = "/sys/devices/system/cpu/cpu0/cache");
+
+// What calibrate writes before each timed run on a CPU: twice the last-level cache, or, where Linux
+// does not say how large it is, 128 MiB (beyond the 55 MB L3 of hw/xeon-e5-2699v4-2s.hw, the largest
+// cache in hw/, twice over).
+std::size_t cold_cache_flush_bytes(std::size_t last_level_cache);
+
+// A buffer that, written in full, evicts whatever the caches held (nothing when it is empty).
+class CacheFlush {
+ public:
+  explicit CacheFlush(std::size_t bytes = 0) : buffer_(bytes) {}
+  void operator()();
+  std::size_t bytes() const { return buffer_.size(); }
+  std::span<const unsigned char> contents() const { return buffer_; }
+
+ private:
+  std::vector<unsigned char> buffer_;
+  unsigned char value_ = 0;   // a new value each time: every line is written, not found already equal
+};
+
+}  // namespace ridge::validate
