@@ -1,5 +1,6 @@
 #include "validate/calibrate.hpp"
 
+#include "validate/cache_flush.hpp"
 #include "validate/probes.hpp"
 #include "validate/cupti/tracer.hpp"
 
@@ -173,6 +174,19 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     }
   }
 
+  MeasureOptions measure_options = o.measure;
+  std::string cold_timing;
+  if (!o.cuda && o.cold_cache) {
+    const std::size_t cache = last_level_cache_bytes();
+    measure_options.flush_bytes = cold_cache_flush_bytes(cache);
+    cold_timing = "layer passes timed cold: " + std::to_string(measure_options.flush_bytes >> 20) +
+                  " MiB written before each timed run (" +
+                  (cache > 0 ? "twice the " + std::to_string(cache >> 20) + " MiB last-level cache Linux reports"
+                             : std::string("Linux reports no cache size")) +
+                  ")";
+    result.notes.push_back(cold_timing + "; --warm-cache times them warm");
+  }
+
   const engine::Options sim{.batch = o.batch, .precision = o.precision};
   struct Measured {
     const CalibrationNetwork* net;
@@ -185,7 +199,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : cn.probe ? " (probe)" : "") + " at batch " +
         std::to_string(o.batch));
     TorchProgram program(cn.network, {.device = device, .dtype = dtype});
-    Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, o.measure)};
+    Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, measure_options)};
     for (const LayerTiming& lt : m.timing.layers) {
       const auto add_gpu = [&](const PassTiming& t) {
         if (t.gpu) cupti::accumulate(result.gpu_activity, *t.gpu);
@@ -304,6 +318,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
                          (o.cuda ? "cuda:" + std::to_string(o.cuda_index) : std::string("cpu")) + ", " +
                          std::to_string(at::get_num_threads()) + " CPU threads)");
   d.provenance.push_back("device measured: " + result.before.name);
+  if (!cold_timing.empty()) d.provenance.push_back(cold_timing);
   d.provenance.push_back("fitted on: " + join_names(nets, false) + "; held out: " + join_names(nets, true) + "; batch " +
                          std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)));
   d.provenance.push_back("median error on fitted networks, inference " + percent(fb.infer) + " -> " + percent(fa.infer) +

@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   std::int64_t seq_len = 0;
   validate::MeasureOptions mo;
   validate::CeilingOptions co;
-  bool layers = true, probes = true;
+  bool layers = true, probes = true, cold_cache = true;
   double size_bands = 1.0, smoothing = validate::FitOptions{}.smoothing;
   app.add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--batch", batch, "samples per batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
@@ -205,6 +205,9 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
   app.add_flag("!--no-probes", probes,
                "measure only the networks given, not the kernel probes (depthwise convs, global pools): a class the networks lack then takes its fallback's PPP (depthwise: matmul; reduction: pooling)");
+  app.add_flag("!--warm-cache", cold_cache,
+               "time each layer pass on the cache its previous run left warm (default on a CPU: write twice the "
+               "last-level cache before each timed run, so that weights and inputs come from memory as in a network)");
   app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
   CLI11_PARSE(app, argc, argv);
 
@@ -223,6 +226,7 @@ int main(int argc, char** argv) {
     o.date = today();
     o.threads = threads;
     o.probes = probes;
+    o.cold_cache = cold_cache;
     o.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
     mo.stop = &g_stop;
     mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };

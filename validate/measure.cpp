@@ -1,5 +1,6 @@
 #include "validate/measure.hpp"
 
+#include "validate/cache_flush.hpp"
 #include "validate/cupti/tracer.hpp"
 #include "engine/op_costs.hpp"
 #include "lang/ir/ops.hpp"
@@ -30,7 +31,9 @@ std::uint64_t external_id(ir::LayerId layer, int pass, int repeat) {
 // each run's correlation id. Warm-up first; then repeats until the count or the time budget is spent.
 class PassTimer {
  public:
-  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer) : o_(o), tracer_(tracer) {}
+  // A GPU's passes are timed by CUPTI and never flushed: the flush buffer is for CPU caches.
+  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer)
+      : o_(o), tracer_(tracer), flush_(tracer ? 0 : o.flush_bytes) {}
 
   template <class Run>
   PassTiming time(ir::LayerId layer, int pass, Run&& run) {
@@ -41,6 +44,7 @@ class PassTimer {
     const auto start = Clock::now();
     for (int r = 0; r < std::max(1, o_.repeats); ++r) {
       if (r > 0 && seconds_since(start) >= o_.budget_s) break;
+      flush_();
       if (tracer_) tracer_->push(external_id(layer, pass, r));
       const auto t0 = Clock::now();
       run();
@@ -100,6 +104,7 @@ class PassTimer {
  private:
   const MeasureOptions& o_;
   cupti::ActivityTracer* tracer_;
+  CacheFlush flush_;
 };
 
 void say(const MeasureOptions& o, const std::string& line) {
