@@ -31,9 +31,7 @@ std::uint64_t external_id(ir::LayerId layer, int pass, int repeat) {
 // each run's correlation id. Warm-up first; then repeats until the count or the time budget is spent.
 class PassTimer {
  public:
-  // A GPU's passes are timed by CUPTI and never flushed: the flush buffer is for CPU caches.
-  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer)
-      : o_(o), tracer_(tracer), flush_(tracer ? 0 : o.flush_bytes) {}
+  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer) : o_(o), tracer_(tracer), flush_(o.flush_bytes) {}
 
   template <class Run>
   PassTiming time(ir::LayerId layer, int pass, Run&& run) {

@@ -24,8 +24,9 @@ struct MeasureOptions {
   int warmup = 2;              // runs discarded before timing
   int repeats = 10;            // timed runs (at most)
   double budget_s = 0.5;       // per layer pass: stop repeating once this much time is spent (>= 1 run)
-  // CPU: bytes written before each timed run of a layer pass, so that it reads its weights and inputs
-  // from memory as it does in a network (cache_flush.hpp); 0 times it on the cache its last run left.
+  // Bytes written before each timed run of a layer pass, so that it reads its weights and inputs from
+  // memory as it does in a network (cache_flush.hpp); 0 times it on the cache its last run left.
+  // CPU caches: calibrate sets it on a CPU only.
   std::size_t flush_bytes = 0;
   bool backward = true;        // time the backward pass per layer and the training step
   bool per_layer = true;
