@@ -105,6 +105,20 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
   if (d.memory_size) w.figure("memory.size", d.memory_size->value, d.memory_size->source, format_bytes);
   if (d.memory_bandwidth) w.figure("memory.bandwidth", d.memory_bandwidth->value, d.memory_bandwidth->source, format_bandwidth);
   if (d.l2_size) w.figure("l2.size", d.l2_size->value, d.l2_size->source, format_bytes);
+  if (d.arch) {
+    const ir::Microarchitecture& a = *d.arch;
+    const auto per_clock = [](double v) { return number(v) + " FLOP/clk"; };
+    const auto hertz = [](double v) { return with_prefix(v, "Hz"); };
+    if (!a.family.empty()) w.out << "  arch.family = " << a.family << "\n";
+    if (w.usable("arch.units", a.units.value)) w.figure("arch.units", number(a.units.value), a.units.source);
+    w.figure("arch.clock", a.clock.value, a.clock.source, hertz);
+    if (a.matrix_clock) w.figure("arch.matrix_clock", a.matrix_clock->value, a.matrix_clock->source, hertz);
+    for (const auto& [p, f] : a.vector_per_clock) w.figure("arch.vector." + std::string(ir::precision_name(p)), f.value, f.source, per_clock);
+    for (const auto& [p, f] : a.matrix_per_clock) w.figure("arch.matrix." + std::string(ir::precision_name(p)), f.value, f.source, per_clock);
+    if (a.shared_memory) w.figure("arch.shared_memory", a.shared_memory->value, a.shared_memory->source, format_bytes);
+    if (a.registers) w.figure("arch.registers", a.registers->value, a.registers->source, format_bytes);
+    if (a.l2_bandwidth) w.figure("l2.bandwidth", a.l2_bandwidth->value, a.l2_bandwidth->source, format_bandwidth);
+  }
   if (d.launch_overhead) w.figure("launch_overhead", d.launch_overhead->value, d.launch_overhead->source, format_seconds);
   for (const auto& [name, link] : d.links) {
     if (!w.usable("link." + name + ".bandwidth", link.bandwidth.value)) continue;   // a link needs its bandwidth

@@ -15,7 +15,8 @@ namespace {
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
-    "memory.bandwidth, l2.size, launch_overhead, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
+    "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, arch.family, arch.units, arch.clock, arch.matrix_clock, "
+    "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
@@ -23,11 +24,13 @@ constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
-                                "l2.size", "launch_overhead", "system.count", "system.interconnect", "system.node_size",
+                                "l2.size", "l2.bandwidth", "launch_overhead", "arch.family", "arch.units", "arch.clock",
+                                "arch.matrix_clock", "arch.shared_memory", "arch.registers", "system.count", "system.interconnect", "system.node_size",
                                 "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
                                 "allocator.mmap_threshold"};
   for (const ir::Precision p : ir::all_precisions())
-    for (const char* head : {"peak.", "matrix.", "measured."}) keys.push_back(head + std::string(ir::precision_name(p)));
+    for (const char* head : {"peak.", "matrix.", "measured.", "arch.vector.", "arch.matrix."})
+      keys.push_back(head + std::string(ir::precision_name(p)));
   const std::string link = parts.size() == 3 ? parts[1] : "nvlink";
   for (const char* field : {".bandwidth", ".latency", ".efficiency"}) keys.push_back("link." + link + field);
   for (const ir::OpClass c : ir::all_op_classes()) {
@@ -131,6 +134,8 @@ class Checker {
     if (head == "memory" && n == 2 && parts[1] == "bandwidth")
       return assign(device_.memory_bandwidth, entry, Dimension::Bandwidth);
     if (head == "l2" && n == 2 && parts[1] == "size") return assign(device_.l2_size, entry, Dimension::Size);
+    if (head == "l2" && n == 2 && parts[1] == "bandwidth") return assign(arch().l2_bandwidth, entry, Dimension::Bandwidth, &entry);
+    if (head == "arch" && arch_key(entry, parts)) return;
     if (head == "launch_overhead" && n == 1) return assign(device_.launch_overhead, entry, Dimension::Time);
     if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency" || parts[2] == "efficiency"))
       return link(entry, parts);
@@ -260,8 +265,62 @@ class Checker {
     return value;
   }
 
-  void assign(std::optional<ir::Figure>& slot, const ast::Entry& entry, Dimension dimension) {
+  void assign(std::optional<ir::Figure>& slot, const ast::Entry& entry, Dimension dimension,
+              const ast::Entry* arch_entry = nullptr) {
+    if (arch_entry && !arch_entry_) arch_entry_ = arch_entry;
     if (auto f = figure(entry, dimension)) slot = std::move(f);
+  }
+
+  // The microarchitecture (ir::Microarchitecture), collected until finish() checks it is complete.
+  ir::Microarchitecture& arch() {
+    if (!device_.arch) device_.arch.emplace();
+    return *device_.arch;
+  }
+
+  // `arch.*`: false when the key is no arch key (dispatch then reports it as unknown).
+  bool arch_key(const ast::Entry& entry, const std::vector<std::string>& parts) {
+    const std::size_t n = parts.size();
+    if (!arch_entry_) arch_entry_ = &entry;
+    const std::string& what = n >= 2 ? parts[1] : std::string();
+    if (n == 2 && what == "family") {
+      const auto* word = boost::get<ast::Word>(&entry.value.get());
+      if (!word) {
+        error_value(entry.value, "'arch.family' takes a word naming the architecture, e.g. ampere");
+      } else {
+        arch().family = word->text;
+      }
+      return true;
+    }
+    if (n == 2 && what == "units") {
+      const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
+      const double v = quantity ? quantity->number : 0.0;
+      if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
+        error_value(entry.value, "'arch.units' takes a whole number of units (SMs, cores, MXUs), e.g. 108");
+      } else if (auto source = source_of(entry)) {
+        arch().units = ir::Figure{v, std::move(*source)};
+        has_units_ = true;
+      }
+      return true;
+    }
+    if (n == 2 && what == "clock") {
+      if (auto f = figure(entry, Dimension::Frequency)) arch().clock = *f, has_clock_ = true;
+      return true;
+    }
+    if (n == 2 && what == "matrix_clock") return assign(arch().matrix_clock, entry, Dimension::Frequency), true;
+    if (n == 2 && what == "shared_memory") return assign(arch().shared_memory, entry, Dimension::Size), true;
+    if (n == 2 && what == "registers") return assign(arch().registers, entry, Dimension::Size), true;
+    if (n == 3 && (what == "vector" || what == "matrix")) {
+      const auto precision = ir::precision_from_name(parts[2]);
+      if (!precision) {
+        error(entry.key, "unknown precision '" + parts[2] + "' in '" + entry.key.text + "'; expected one of " +
+                             ir::precision_names());
+        return true;
+      }
+      if (auto f = figure(entry, Dimension::PerClock))
+        (what == "vector" ? arch().vector_per_clock : arch().matrix_per_clock)[*precision] = *f;
+      return true;
+    }
+    return false;
   }
 
   void link(const ast::Entry& entry, const std::vector<std::string>& parts) {
@@ -379,6 +438,8 @@ class Checker {
     } else if (node_interconnect_word_) {
       error(*node_interconnect_word_, "'system.node_interconnect' needs 'system.node_size = N' (devices per node)");
     }
+    if (arch_entry_ && errors_.empty() && (!has_units_ || !has_clock_))
+      error(arch_entry_->key, "a microarchitecture needs 'arch.units = N' and 'arch.clock = F' (the clock its peaks assume)");
     if (allocator_entry_ && errors_.empty() && !device_.first_touch != !device_.mmap_threshold)
       error(allocator_entry_->key, "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'");
     if (device_.count > 1 && !interconnect_word_)
@@ -399,6 +460,8 @@ class Checker {
   const ast::Entry* node_size_entry_ = nullptr;
   const ast::Word* node_interconnect_word_ = nullptr;
   const ast::Entry* allocator_entry_ = nullptr;   // the last allocator.* entry, for "needs both"
+  const ast::Entry* arch_entry_ = nullptr;        // the first arch.* (or l2.bandwidth) entry
+  bool has_units_ = false, has_clock_ = false;
 };
 
 }  // namespace

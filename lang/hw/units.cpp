@@ -55,6 +55,9 @@ std::optional<Unit> parse_unit(std::string_view text) {
   for (const std::string_view base : {"FLOP", "OP"})
     if (auto f = with_base(text, base, kDecimal)) return Unit{Dimension::Work, *f};
   if (auto f = with_base(text, "s", kTime)) return Unit{Dimension::Time, *f};
+  if (auto f = with_base(text, "Hz", kDecimal)) return Unit{Dimension::Frequency, *f};
+  for (const std::string_view base : {"FLOP/clk", "OP/clk", "B/clk"})
+    if (text == base) return Unit{Dimension::PerClock, 1.0};
   return std::nullopt;
 }
 
@@ -66,6 +69,8 @@ std::string_view dimension_noun(Dimension d) {
     case Dimension::Work: return "an amount of work";
     case Dimension::Time: return "a time";
     case Dimension::Fraction: return "a fraction";
+    case Dimension::Frequency: return "a frequency";
+    case Dimension::PerClock: return "work per clock";
   }
   return "a value";
 }
@@ -78,6 +83,8 @@ std::string_view dimension_example(Dimension d) {
     case Dimension::Work: return "1 GFLOP";
     case Dimension::Time: return "5 us";
     case Dimension::Fraction: return "0.7' or '70 %";
+    case Dimension::Frequency: return "1.41 GHz";
+    case Dimension::PerClock: return "2048 FLOP/clk";
   }
   return "";
 }

@@ -16,6 +16,8 @@ enum class Dimension {
   Work,       // FLOP (an op's size, for a PPP curve over size)
   Time,       // s
   Fraction,   // no unit, or %
+  Frequency,  // Hz
+  PerClock,   // FLOP (or B) per clock cycle: a microarchitecture's work per unit per clock
 };
 
 struct Unit {

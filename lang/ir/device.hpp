@@ -98,6 +98,25 @@ struct Efficiency {
   friend bool operator==(const Efficiency&, const Efficiency&) = default;
 };
 
+// The microarchitecture the peaks come from (issue #32): what a kernel model needs to say how much of
+// a peak an op reaches. Per unit (a GPU's SM, a CPU's core, a TPU's MXU) and per clock, so that
+// units x per-clock work x clock multiplies out to the datasheet's peak (a catalogue test checks it).
+// Everything but the family, the unit count and the clock is optional: a figure a device's vendor does
+// not publish stays absent, and the kernel model says what it did without it.
+struct Microarchitecture {
+  std::string family;                              // "volta", "turing", "ampere", "hopper", ...: the library's tile set
+  Figure units;                                    // SMs (GPU), cores (CPU), MXUs (TPU)
+  Figure clock;                                    // Hz the vector peaks assume
+  std::optional<Figure> matrix_clock;              // Hz the matrix peaks assume; absent: `clock`
+  std::map<Precision, Figure> vector_per_clock;    // FLOP per clock per unit on the general-purpose lanes
+  std::map<Precision, Figure> matrix_per_clock;    // FLOP per clock per unit on the matrix units, dense
+  std::optional<Figure> shared_memory;             // B per unit a thread block may use (GPU)
+  std::optional<Figure> registers;                 // B of register file per unit (GPU)
+  std::optional<Figure> l2_bandwidth;              // B/s, all of the L2's slices together
+  double matrix_clock_hz() const { return (matrix_clock ? *matrix_clock : clock).value; }
+  friend bool operator==(const Microarchitecture&, const Microarchitecture&) = default;
+};
+
 struct Device {
   std::string id;                   // file stem, e.g. "a100-sxm4-40gb"
   std::string name;                 // "NVIDIA A100-SXM4-40GB"
@@ -107,6 +126,7 @@ struct Device {
   std::optional<Figure> memory_size;         // B
   std::optional<Figure> memory_bandwidth;    // B/s
   std::optional<Figure> l2_size;             // B
+  std::optional<Microarchitecture> arch;     // `arch.*` keys; absent: the flat PALEO model only
   std::optional<Figure> launch_overhead;     // s per kernel
   std::map<std::string, Link> links;         // "pcie", "nvlink", "ethernet", "infiniband", ...
   // Calibrated or default PPP. Key pass absent = applies to both passes.
