@@ -19,9 +19,11 @@
 //   a parameter; the network input does not).
 #pragma once
 
+#include "engine/kernels/gemm.hpp"
 #include "lang/ir/device.hpp"
 #include "lang/ir/network.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +39,22 @@ struct PassCost {
   friend bool operator==(const PassCost&, const PassCost&) = default;
 };
 
+// The GEMMs one pass runs, for the GPU kernel model (engine/kernels/gemm.hpp): a linear layer's one
+// forward product, its input- and weight-gradient products backward; a convolution's implicit GEMMs;
+// attention's score and value products. Empty for a pass that is no GEMM (the flat model times it).
+// Their FLOPs are the pass's matmul FLOPs, exactly (a test holds every row to it).
+struct PassGemms {
+  std::array<kernels::Gemm, 4> gemms{};
+  int count = 0;
+  void add(const kernels::Gemm& g) { gemms.at(static_cast<std::size_t>(count++)) = g; }
+  double flops() const {
+    double f = 0;
+    for (int i = 0; i < count; ++i) f += gemms[static_cast<std::size_t>(i)].flops();
+    return f;
+  }
+  friend bool operator==(const PassGemms&, const PassGemms&) = default;
+};
+
 struct OpCost {
   ir::OpClass op_class = ir::OpClass::DataMovement;
   bool view = false;             // no kernel, no new storage: it aliases its (first) input
@@ -47,6 +65,8 @@ struct OpCost {
   PassCost forward_train;        // training mode (differs for batchnorm and dropout)
   PassCost backward;             // input gradient(s) where needed + weight gradient
   double saved_bytes = 0.0;      // extra bytes kept for backward beyond the output (masks, indices)
+  PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
+  PassGemms gemm_backward;       // and of the backward
 };
 
 // Which of a layer's inputs need a gradient, in argument order; and whether the layer is on a

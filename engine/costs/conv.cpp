@@ -31,17 +31,31 @@ double product(const std::vector<std::int64_t>& v) {
 }
 
 
+// A (transposed) convolution as implicit GEMMs, one per group: m = the batch's output positions,
+// n = output channels per group, k = the MACs per output element (input channels per group times the
+// window, or its transposed equivalent).
+void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
+  const double g = static_cast<double>(groups);
+  const ir::Shape& out = c.layer.output;
+  const double n = static_cast<double>(out.at(0)) / g;
+  const double m = c.out() / static_cast<double>(out.at(0));
+  weighted_gemms(c, r, {m, n, r.macs / (m * n * g), g});
+}
+
 void conv(const Ctx& c, OpCost& r) {
   const std::int64_t cin = c.in_shapes.at(0).at(0), groups = c.a().i("groups");
   weighted(c, r, c.out() * static_cast<double>(cin / groups) * product(c.a().ints("kernel")));
   if (groups > 1 && groups == cin) {   // depthwise: kernel families of their own (ir::OpClass)
     r.op_class = product(c.a().ints("kernel")) <= 9 ? ir::OpClass::Depthwise : ir::OpClass::DepthwiseLarge;
     r.matrix_unit = false;
+    return;
   }
+  implicit_gemms(c, r, groups);
 }
 
 void conv_transpose(const Ctx& c, OpCost& r) {
   weighted(c, r, c.in() * static_cast<double>(c.a().i("out") / c.a().i("groups")) * product(c.a().ints("kernel")));
+  implicit_gemms(c, r, c.a().i("groups"));
 }
 
 // A pool to one value per channel (the window is the whole map) is a reduction: ir::OpClass::Reduction.

@@ -32,7 +32,12 @@ namespace ridge::engine::costs {
 namespace {
 
 
-void linear(const Ctx& c, OpCost& r) { weighted(c, r, c.out() * static_cast<double>(c.in_shapes.at(0).back())); }
+void linear(const Ctx& c, OpCost& r) {
+  const double k = static_cast<double>(c.in_shapes.at(0).back());
+  const double n = static_cast<double>(c.layer.output.back());
+  weighted(c, r, c.out() * k);
+  weighted_gemms(c, r, {c.out() / n, n, k, 1});
+}
 
 void matmul(const Ctx& c, OpCost& r) {
   r.macs = c.out() * static_cast<double>(c.in_shapes.at(0).back());   // K per output element
@@ -42,6 +47,15 @@ void matmul(const Ctx& c, OpCost& r) {
   const double n = c.needf(0) + c.needf(1);
   r.backward = pass(n * f, (n * c.out() + c.needf(0) * c.in(1) + c.needf(1) * c.in(0)) * c.w,
                     (c.needf(0) * c.in(0) + c.needf(1) * c.in(1)) * c.w, static_cast<int>(n));
+  // [.., M, K] x [.., K, N]: the leading axes (and the batch) are independent problems.
+  const ir::Shape& out = c.layer.output;
+  const double N = static_cast<double>(out.back());
+  const double M = out.size() >= 2 ? static_cast<double>(out[out.size() - 2]) : 1.0;
+  const double K = static_cast<double>(c.in_shapes.at(0).back());
+  const double count = c.out() / (M * N);
+  r.gemm_forward.add({M, N, K, count});
+  if (c.need(0)) r.gemm_backward.add({M, K, N, count});   // grad_a = g . b^T
+  if (c.need(1)) r.gemm_backward.add({K, N, M, count});   // grad_b = a^T . g
 }
 
 void embedding(const Ctx& c, OpCost& r) {
@@ -72,6 +86,14 @@ void attention(const Ctx& c, OpCost& r) {
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
   } else {
+    // Q K^T and P V per (sample, head); backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q.
+    const double bh = c.batch * h;
+    r.gemm_forward.add({T, S, d, bh});
+    r.gemm_forward.add({T, dv, S, bh});
+    r.gemm_backward.add({T, S, dv, bh});
+    r.gemm_backward.add({S, dv, T, bh});
+    r.gemm_backward.add({T, d, S, bh});
+    r.gemm_backward.add({S, d, T, bh});
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache + 2.0 * scores * c.w,
                      c.out() * c.w + 2.0 * scores * c.w, 3);
     r.backward = pass(2.0 * mm + 4.0 * scores, io + 3.0 * scores * c.w, grads + 2.0 * scores * c.w, 5);

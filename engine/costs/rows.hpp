@@ -71,6 +71,16 @@ inline void weighted(const Ctx& c, OpCost& r, double macs) {
                     1 + (c.need() ? 1 : 0));
 }
 
+// The GEMMs of a layer with a weight matrix, as a library runs it: forward C[m, n] = A[m, k] W[k, n]
+// (`count` groups), backward the input gradient [m, k] = dC [m, n] W^T when needed and the weight
+// gradient [n, k] = dC^T [n, m] A [m, k]. For a convolution, m is the output positions of the batch and
+// k the input channels of a group times the window (implicit GEMM, as cuDNN's and CUTLASS's kernels).
+inline void weighted_gemms(const Ctx& c, OpCost& r, const kernels::Gemm& forward) {
+  r.gemm_forward.add(forward);
+  if (c.need()) r.gemm_backward.add({forward.m, forward.k, forward.n, forward.count});
+  r.gemm_backward.add({forward.n, forward.k, forward.m, forward.count});
+}
+
 std::vector<CostRow> tensor_costs();
 std::vector<CostRow> pointwise_costs();
 std::vector<CostRow> conv_costs();

@@ -1,0 +1,172 @@
+#include "engine/kernels/gemm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace ridge::engine::kernels {
+namespace {
+
+// The fraction of an SM's peak a large tile's steady main loop reaches, per architecture family and
+// unit (tensor cores or SIMT lanes): instruction issue, power and clock limits that no datasheet figure
+// gives. Fitted by validate/scripts/gemm_compare.py --fit on the rows of validate/gemm_published.csv
+// marked `fit`, and on no other row: tensor cores on the best-shape matmuls of stas00/ml-engineering's
+// "maximum achievable matmul FLOPS" table (A100 SXM and PCIe bf16; H100 SXM bf16 and fp8; H200 fp8), SIMT
+// on the largest fp32 GEMM NeuSight measured on each GPU (A100 PCIe, H100 SXM, T4, V100 PCIe). The
+// median over a family's fit rows is taken. A family with no fitted row takes kDefaultSustained, an
+// assumption (the mean of the fitted figures, rounded).
+struct Sustained {
+  std::string_view family;
+  bool matrix;
+  double fraction;
+};
+constexpr std::array<Sustained, 6> kSustained{{{"ampere", true, 0.878},
+                                               {"hopper", true, 0.808},
+                                               {"ampere", false, 0.957},
+                                               {"hopper", false, 0.829},
+                                               {"turing", false, 0.499},   // T4's 70 W cap: clocks fall under load
+                                               {"volta", false, 0.978}}};
+constexpr double kDefaultSustained = 0.85;
+
+// The fraction of the datasheet's DRAM bandwidth a large streaming kernel reaches where the device
+// gives no measured bandwidth: H100 SXM copies reach 2,903 of 3,350 GB/s (github.com/aigatech/
+// vpbenchmarking), the figure engine/timing.hpp's memory default also rests on.
+constexpr double kDramEfficiency = 0.87;
+
+// Bytes of K one main-loop step of a tensor-core tile loads per row: 32 fp16 elements on Volta,
+// Turing and Ampere (CUTLASS's ThreadblockShape<..., 32> for 16-bit sm70-sm80 kernels, 16 for tf32, 64
+// for int8), 64 on Hopper (its warpgroup kernels' 128x256x64 for 16-bit).
+double k_step_bytes(std::string_view family) { return family == "hopper" ? 128.0 : 64.0; }
+
+struct Shape {
+  int m, n, stages;
+};
+
+// CUTLASS's default tensor-op tile shapes per architecture (its profiler's kernel list, which
+// cuBLAS's kernel names such as ampere_h16816gemm_256x128_ldg8_stages_64x3 and
+// sm90_xmma_gemm_..._tilesize128x256x64 mirror).
+constexpr std::array<Shape, 8> kAmpere{{{256, 128, 3}, {128, 256, 3}, {256, 64, 4}, {64, 256, 4},
+                                        {128, 128, 4}, {128, 64, 6}, {64, 128, 6}, {64, 64, 10}}};
+constexpr std::array<Shape, 6> kHopper{{{128, 256, 4}, {256, 128, 4}, {128, 128, 5}, {128, 64, 6}, {64, 128, 6}, {64, 64, 8}}};
+constexpr std::array<Shape, 6> kVolta{{{256, 128, 2}, {128, 256, 2}, {128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}}};
+// SIMT (CUDA-core) tiles: CUTLASS's sgemm shapes, K step 8.
+constexpr std::array<Shape, 5> kSimt{{{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {32, 64, 2}}};
+
+// The K splits tried when the unsplit GEMM has fewer tiles than SMs (as cuBLAS's split-K kernels).
+constexpr std::array<int, 8> kSplits{{1, 2, 3, 4, 6, 8, 12, 16}};
+
+double sustained_fraction(std::string_view family, bool matrix) {
+  for (const auto& s : kSustained)
+    if (s.family == family && s.matrix == matrix) return s.fraction;
+  return kDefaultSustained;
+}
+
+double figure_or(const std::optional<ir::Figure>& f, double fallback) { return f && f->value > 0 ? f->value : fallback; }
+
+}  // namespace
+
+GemmPlan plan_tile(const Gemm& g, const GpuFacts& f, const Tile& t, int split) {
+  GemmPlan p;
+  p.tile = t;
+  p.split_k = split;
+  p.tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.count * split;
+  p.waves = std::ceil(p.tiles / f.sms);
+  p.wave_efficiency = p.tiles / (p.waves * f.sms);
+  const double iters = std::ceil(std::ceil(g.k / split) / t.k);
+  const double fill = t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) /
+                                     (static_cast<double>(t.m + t.n) * t.k * f.in_bytes);
+  p.mainloop_efficiency = iters / (iters + fill);
+  const double tile_step_flops = 2.0 * t.m * t.n * t.k;
+  p.compute_s = p.waves * tile_step_flops * (iters + fill) / (f.sm_flops * f.sustained);
+  if (f.l2_bandwidth > 0)
+    p.l2_s = p.tiles * static_cast<double>(t.m + t.n) * t.k * iters * f.in_bytes / f.l2_bandwidth;
+  const double dram_rate = f.dram_efficiency * f.dram_bandwidth;
+  const double operands = (g.m * g.k + g.k * g.n) * f.in_bytes * g.count;
+  const double output = g.m * g.n * f.out_bytes * g.count;
+  const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
+  p.dram_s = (operands + (split > 1 ? partials : output)) / dram_rate;
+  if (split > 1) p.reduction_s = (partials + output) / dram_rate;
+  p.seconds = std::max({p.compute_s, p.l2_s, p.dram_s}) + p.reduction_s;
+  p.limit = p.compute_s >= p.l2_s && p.compute_s >= p.dram_s ? Limit::Compute
+            : p.l2_s >= p.dram_s                              ? Limit::L2
+                                                              : Limit::Dram;
+  p.fraction_of_peak = p.seconds > 0 ? g.flops() / (p.seconds * f.sms * f.sm_flops) : 0.0;
+  return p;
+}
+
+std::string_view limit_name(Limit l) {
+  switch (l) {
+    case Limit::Compute: return "compute";
+    case Limit::L2: return "l2";
+    case Limit::Dram: return "dram";
+  }
+  return "compute";
+}
+
+std::vector<Tile> candidate_tiles(std::string_view family, bool matrix, double in_bytes) {
+  std::vector<Tile> out;
+  const auto add = [&](const auto& shapes, int k) {
+    for (const Shape& s : shapes) out.push_back(Tile{s.m, s.n, k, s.stages});
+  };
+  if (!matrix) {
+    add(kSimt, 8);
+    return out;
+  }
+  const int k = std::max(8, static_cast<int>(k_step_bytes(family) / in_bytes));
+  if (family == "hopper") add(kHopper, k);
+  else if (family == "ampere") add(kAmpere, k);
+  else add(kVolta, k);
+  return out;
+}
+
+std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precision, bool matrix_unit) {
+  if (!device.arch || device.kind != ir::DeviceKind::GPU) return std::nullopt;
+  const ir::Microarchitecture& a = *device.arch;
+  if (!(a.units.value >= 1) || !(a.clock.value > 0)) return std::nullopt;
+  GpuFacts f;
+  f.family = a.family;
+  f.sms = a.units.value;
+  const auto rate = [&](const std::map<ir::Precision, ir::Figure>& table, ir::Precision p) -> double {
+    const auto it = table.find(p);
+    return it == table.end() ? 0.0 : it->second.value;
+  };
+  if (matrix_unit && rate(a.matrix_per_clock, precision) > 0) {
+    f.matrix = true;
+    f.sm_flops = rate(a.matrix_per_clock, precision) * a.matrix_clock_hz();
+  } else if (rate(a.vector_per_clock, precision) > 0) {
+    f.sm_flops = rate(a.vector_per_clock, precision) * a.clock.value;
+  } else {
+    return std::nullopt;
+  }
+  f.in_bytes = ir::bytes_per_element(precision);
+  f.out_bytes = f.in_bytes;
+  f.l2_bandwidth = figure_or(a.l2_bandwidth, 0.0);
+  f.dram_bandwidth = figure_or(device.memory_bandwidth, 0.0);
+  if (!(f.dram_bandwidth > 0)) return std::nullopt;
+  f.dram_efficiency = device.measured_bandwidth && device.measured_bandwidth->value > 0
+                          ? std::min(1.0, device.measured_bandwidth->value / f.dram_bandwidth)
+                          : kDramEfficiency;
+  f.sustained = sustained_fraction(f.family, f.matrix);
+  f.shared_memory = figure_or(a.shared_memory, 0.0);
+  return f;
+}
+
+GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
+  if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
+  GemmPlan best;
+  bool have = false;
+  for (const Tile& t : candidate_tiles(f.family, f.matrix, f.in_bytes)) {
+    // A tile whose pipeline does not fit the SM's shared memory is no candidate there.
+    if (f.shared_memory > 0 && static_cast<double>(t.stages) * (t.m + t.n) * t.k * f.in_bytes > f.shared_memory) continue;
+    const double unsplit_tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.count;
+    for (const int split : kSplits) {
+      if (split > 1 && (unsplit_tiles >= f.sms || std::ceil(g.k / split) < 2.0 * t.k)) break;
+      const GemmPlan p = plan_tile(g, f, t, split);
+      if (!have || p.seconds < best.seconds) best = p, have = true;
+    }
+  }
+  return best;
+}
+
+}  // namespace ridge::engine::kernels

@@ -1,0 +1,99 @@
+// The GEMM kernel model (issue #32): the time of one GEMM-shaped kernel on a GPU, from the
+// microarchitecture the device file describes (ir::Microarchitecture) and the tile shapes a library
+// picks on that architecture. Every formula of the model is in gemm.cpp; this header says what it
+// computes.
+//
+// For each candidate tile (CUTLASS's ThreadblockShape<M, N, K> and its pipeline depth, the shapes
+// cuBLAS's kernel names carry) and each split of K:
+//   tiles   = ceil(m / tile.m) * ceil(n / tile.n) * count * split
+//   waves   = ceil(tiles / SMs)                         (a wave is one tile on every SM)
+//   wave efficiency = tiles / (waves * SMs)             (the last wave's idle SMs)
+//   iters   = ceil(ceil(k / split) / tile.k)            (main-loop steps of one tile)
+//   fill    = stages + tile.m * tile.n * out_bytes / ((tile.m + tile.n) * tile.k * in_bytes)
+//             (the prologue loads `stages` steps before the first multiply, and the epilogue stores
+//             the tile: both in units of one main-loop step's traffic)
+//   main-loop efficiency = iters / (iters + fill)       (never lower for a larger K)
+//   compute = waves * 2 * tile.m * tile.n * tile.k * (iters + fill) / (SM peak * sustained)
+//   L2      = tiles * (tile.m + tile.n) * tile.k * iters * in_bytes / L2 bandwidth
+//   DRAM    = ((m k + k n) in_bytes + m n out_bytes) * count / (dram_efficiency * bandwidth)
+//             (+ split-K's fp32 partials, written and read back by the reduction)
+//   time    = max(compute, L2, DRAM) + reduction
+// The candidate with the least time is taken, as a library's heuristic (or its autotuner) would.
+// `sustained` is the fraction of the SM's peak a tile's steady main loop reaches (issue, power and
+// clock limits no figure in the datasheet gives): one figure per architecture family, fitted on the
+// validation rows marked `fit` (validate/gemm_published.csv) and stated with them in gemm.cpp.
+#pragma once
+
+#include "lang/ir/device.hpp"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace ridge::engine::kernels {
+
+// One GEMM problem: C[m, n] = A[m, k] * B[k, n], `count` independent problems of that shape (a batched
+// matmul's batch, a grouped convolution's groups).
+struct Gemm {
+  double m = 0, n = 0, k = 0, count = 1;
+  double flops() const { return 2.0 * m * n * k * count; }
+  friend bool operator==(const Gemm&, const Gemm&) = default;
+};
+
+// A thread-block tile: its output block (m x n), the K step of its main loop, and how many K steps its
+// shared-memory pipeline holds.
+struct Tile {
+  int m = 0, n = 0, k = 0, stages = 0;
+  friend bool operator==(const Tile&, const Tile&) = default;
+};
+
+// The GPU facts the model reads, resolved once per device and precision (gpu_facts()).
+struct GpuFacts {
+  std::string_view family;      // the device's arch.family: which tile set and sustained fraction
+  double sms = 0;               // units (SMs)
+  double sm_flops = 0;          // FLOP/s of one SM at the precision, on the units the op runs on
+  bool matrix = false;          // tensor cores (else the vector lanes: SIMT tiles)
+  double shared_memory = 0;     // B per SM; 0: not given, every tile's pipeline taken to fit
+  double l2_bandwidth = 0;      // B/s; 0: the device gives none, and the L2 term is left out
+  double dram_bandwidth = 0;    // B/s, the datasheet's
+  double dram_efficiency = 0;   // the fraction of it a streaming kernel reaches
+  double sustained = 0;         // the family's main-loop fraction of SM peak (above)
+  double in_bytes = 0;          // bytes per input element
+  double out_bytes = 0;         // bytes per output element
+};
+
+// The facts for GEMMs at `precision` on `device` (matrix units when `matrix_unit` and the device's
+// arch gives a matrix rate for the precision), or nothing when the device describes no
+// microarchitecture, is not a GPU, or gives no per-clock rate for the precision: the caller then uses
+// the flat model.
+std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precision, bool matrix_unit);
+
+// What limits the chosen kernel.
+enum class Limit { Compute, L2, Dram };
+std::string_view limit_name(Limit l);   // "compute", "l2", "dram"
+
+// The chosen kernel and why it takes the time it does.
+struct GemmPlan {
+  Tile tile;
+  int split_k = 1;
+  double tiles = 0;
+  double waves = 0;
+  double wave_efficiency = 0;
+  double mainloop_efficiency = 0;
+  double compute_s = 0, l2_s = 0, dram_s = 0, reduction_s = 0;
+  double seconds = 0;            // the kernel's time on the GPU (launch overhead not included)
+  double fraction_of_peak = 0;   // the GEMM's FLOPs / (seconds * SMs * SM peak)
+  Limit limit = Limit::Compute;
+  friend bool operator==(const GemmPlan&, const GemmPlan&) = default;
+};
+
+// The best candidate for `gemm`. A GEMM with a zero dimension takes no time.
+GemmPlan plan_gemm(const Gemm& gemm, const GpuFacts& facts);
+// One candidate: `tile` with K split `split` ways (the formulas above; dimensions must be positive).
+GemmPlan plan_tile(const Gemm& gemm, const GpuFacts& facts, const Tile& tile, int split = 1);
+
+// The candidate tiles of an architecture family at an input width (matrix or SIMT), in the order the
+// model tries them (exposed for tests and --explain).
+std::vector<Tile> candidate_tiles(std::string_view family, bool matrix, double in_bytes);
+
+}  // namespace ridge::engine::kernels

@@ -1,0 +1,165 @@
+// The GPU kernel model (engine/kernels/gemm.hpp), held to cases worked by hand in the comments: tiles,
+// waves and wave efficiency on 108 (A100) and 132 (H100) SMs, the main loop's fill, split-K, and the
+// GEMMs the cost rows hand it.
+#include "engine/kernels/gemm.hpp"
+#include "engine/simulate.hpp"
+#include "lang/parse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using Catch::Matchers::WithinRel;
+using ridge::engine::kernels::Gemm;
+using ridge::engine::kernels::GpuFacts;
+using ridge::engine::kernels::Tile;
+namespace kernels = ridge::engine::kernels;
+
+namespace {
+
+// An A100 SXM4's facts at bf16, written out from its whitepaper (108 SMs, 2048 FLOP/clk/SM at 1.41 GHz,
+// 1555 GB/s, L2 5120 B/clk x 1.41 GHz), with a sustained fraction of 1 so the arithmetic below is the
+// model's alone, not the fitted constant's.
+GpuFacts a100() {
+  GpuFacts f;
+  f.family = "ampere";
+  f.sms = 108;
+  f.sm_flops = 2048 * 1.41e9;
+  f.matrix = true;
+  f.shared_memory = 164 * 1024;
+  f.l2_bandwidth = 5120 * 1.41e9;
+  f.dram_bandwidth = 1555e9;
+  f.dram_efficiency = 1.0;
+  f.sustained = 1.0;
+  f.in_bytes = 2;
+  f.out_bytes = 2;
+  return f;
+}
+
+// An H100 SXM5's at bf16: 132 SMs, 4096 FLOP/clk/SM at 1.83 GHz, 3350 GB/s.
+GpuFacts h100() {
+  GpuFacts f = a100();
+  f.family = "hopper";
+  f.sms = 132;
+  f.sm_flops = 4096 * 1.83e9;
+  f.shared_memory = 228 * 1024;
+  f.l2_bandwidth = 0;   // no L2 term
+  f.dram_bandwidth = 3350e9;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("a 4096 x 4096 GEMM's 128x128 tiles fill 10 waves on 108 SMs and 8 on 132") {
+  const Gemm g{4096, 4096, 4096, 1};
+  const Tile t{128, 128, 32, 4};
+  // 4096 / 128 = 32 tiles a side: 1024 tiles.
+  // 108 SMs: 9 waves hold 972, so 10 waves; the last holds 52 of 108. Efficiency 1024 / 1080.
+  const auto on_a100 = kernels::plan_tile(g, a100(), t);
+  CHECK(on_a100.tiles == 1024);
+  CHECK(on_a100.waves == 10);
+  CHECK_THAT(on_a100.wave_efficiency, WithinRel(1024.0 / 1080.0, 1e-12));
+  // 132 SMs: 7 waves hold 924, so 8; efficiency 1024 / 1056.
+  const auto on_h100 = kernels::plan_tile(g, h100(), t);
+  CHECK(on_h100.waves == 8);
+  CHECK_THAT(on_h100.wave_efficiency, WithinRel(1024.0 / 1056.0, 1e-12));
+}
+
+TEST_CASE("a GEMM that does not divide into tiles pays for whole tiles") {
+  // m = 200 needs two 128-row tiles (the second 72 rows full of padding); n = 100 one 128-column tile.
+  const auto p = kernels::plan_tile({200, 100, 64, 1}, a100(), {128, 128, 32, 4});
+  CHECK(p.tiles == 2);
+  CHECK(p.waves == 1);
+  CHECK_THAT(p.wave_efficiency, WithinRel(2.0 / 108.0, 1e-12));
+}
+
+TEST_CASE("the main loop's efficiency is iterations over iterations plus the fill, worked by hand") {
+  // 128x128x32 tile, 4 stages, bf16 in and out: fill = 4 + 128*128*2 / ((128 + 128) * 32 * 2) = 4 + 2 = 6.
+  // k = 1024: 32 iterations, 32 / 38.
+  const auto p = kernels::plan_tile({4096, 4096, 1024, 1}, a100(), {128, 128, 32, 4});
+  CHECK_THAT(p.mainloop_efficiency, WithinRel(32.0 / 38.0, 1e-12));
+  // Compute = waves * 2*128*128*32 FLOP * (32 + 6) steps / SM peak = 10 * 1048576 * 38 / 2.88768e12 s.
+  CHECK_THAT(p.compute_s, WithinRel(10.0 * 1048576.0 * 38.0 / (2048 * 1.41e9), 1e-12));
+  // L2: 1024 tiles * (128 + 128) * 32 * 32 iterations * 2 B / 7.2192e12 B/s.
+  CHECK_THAT(p.l2_s, WithinRel(1024.0 * 256 * 32 * 32 * 2 / (5120 * 1.41e9), 1e-12));
+  // DRAM: (4096*1024 * 2 operands + 4096*4096 out) * 2 B / 1555 GB/s.
+  CHECK_THAT(p.dram_s, WithinRel((2.0 * 4096 * 1024 + 4096.0 * 4096) * 2 / 1555e9, 1e-12));
+  CHECK(p.limit == kernels::Limit::Compute);
+  CHECK_THAT(p.seconds, WithinRel(p.compute_s, 1e-12));
+}
+
+TEST_CASE("a larger K never lowers a tile's main-loop efficiency") {
+  for (const GpuFacts& f : {a100(), h100()})
+    for (const Tile& t : kernels::candidate_tiles(f.family, true, 2)) {
+      double last = 0;
+      for (double k = 16; k <= 65536; k *= 1.5) {
+        const double e = kernels::plan_tile({4096, 4096, std::floor(k), 1}, f, t).mainloop_efficiency;
+        CHECK(e >= last);
+        last = e;
+      }
+    }
+}
+
+TEST_CASE("an H100 bf16 8192-cube GEMM, worked by hand on the 128x256x64 tile") {
+  // Hopper's tile set starts with 128x256x64 (K step 128 B = 64 bf16), 4 stages.
+  const auto tiles = kernels::candidate_tiles("hopper", true, 2);
+  REQUIRE(tiles.front() == Tile{128, 256, 64, 4});
+  // 64 x 32 = 2048 tiles; 15 waves of 132 hold 1980, so 16 waves. 128 iterations;
+  // fill = 4 + 128*256*2 / (384 * 64 * 2) = 4 + 4/3. Compute = 16 * 2*128*256*64 * (128 + 16/3) / (4096 * 1.83e9).
+  const auto p = kernels::plan_tile({8192, 8192, 8192, 1}, h100(), tiles.front());
+  CHECK(p.waves == 16);
+  CHECK_THAT(p.mainloop_efficiency, WithinRel(128.0 / (128.0 + 16.0 / 3.0), 1e-12));
+  CHECK_THAT(p.compute_s, WithinRel(16.0 * 2 * 128 * 256 * 64 * (128.0 + 16.0 / 3.0) / (4096 * 1.83e9), 1e-12));
+  // The best plan is no slower than this one, and no plan beats the device's peak.
+  const auto best = kernels::plan_gemm({8192, 8192, 8192, 1}, h100());
+  CHECK(best.seconds <= p.seconds);
+  CHECK(best.fraction_of_peak <= 1.0);
+}
+
+TEST_CASE("split-K is taken where a GEMM has fewer tiles than SMs and a long K") {
+  // 256 x 256 x 16384: four 128x128 tiles on 108 SMs; split 16 ways they keep 64 SMs busy.
+  const auto p = kernels::plan_gemm({256, 256, 16384, 1}, a100());
+  CHECK(p.split_k > 1);
+  const auto unsplit = kernels::plan_tile({256, 256, 16384, 1}, a100(), p.tile, 1);
+  CHECK(p.seconds < unsplit.seconds);
+  CHECK(p.reduction_s > 0);
+  // A GEMM with tiles for every SM is never split.
+  CHECK(kernels::plan_gemm({8192, 8192, 8192, 1}, a100()).split_k == 1);
+}
+
+TEST_CASE("a matrix-vector product is limited by DRAM, at the weights' bytes over the bandwidth") {
+  // m = 1 (one token's decode): 4096 x 4096 bf16 weights, 33.5 MB, at 1555 GB/s: ~21.6 us.
+  const auto p = kernels::plan_gemm({1, 4096, 4096, 1}, a100());
+  CHECK(p.limit == kernels::Limit::Dram);
+  CHECK_THAT(p.seconds, WithinRel((4096.0 * 4096 + 4096 + 4096) * 2 / 1555e9, 1e-9));
+}
+
+TEST_CASE("a tile whose pipeline overflows shared memory is no candidate") {
+  GpuFacts small = a100();
+  small.shared_memory = 48 * 1024;   // a Kepler SM's 48 KiB per block
+  // 256x128x32 with 3 stages needs 3 * 384 * 32 * 2 = 73,728 B.
+  const auto p = kernels::plan_gemm({8192, 8192, 8192, 1}, small);
+  CHECK(static_cast<double>(p.tile.stages) * (p.tile.m + p.tile.n) * p.tile.k * 2 <= 48 * 1024);
+}
+
+TEST_CASE("the cost rows hand the kernel model GEMMs with exactly their matmul FLOPs") {
+  // A linear layer, a convolution (implicit GEMM) and a batched matmul; forward and backward.
+  const ridge::ir::Network net = ridge::lang::parse_network(R"(
+network probe {
+  input x: [64, 56, 56]
+  w = parameter([56, 7])
+  y = matmul(x, w) as mm
+  return y -> conv(128, 3, stride: 2, pad: 1, bias: false) as conv -> flatten -> linear(100) as fc
+}
+)", "probe.net");
+  const auto workload = ridge::engine::workload(net, {.batch = 8, .precision = ridge::ir::Precision::BF16});
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const auto& c = workload.costs[i];
+    const std::string& name = net.layers[i].name;
+    if (name != "conv" && name != "fc" && name != "mm") continue;
+    INFO(name);
+    REQUIRE(c.gemm_forward.count == 1);
+    CHECK_THAT(c.gemm_forward.flops(), WithinRel(2.0 * c.macs, 1e-12));
+    CHECK_THAT(c.gemm_backward.flops(), WithinRel(c.backward.flops, 1e-12));
+  }
+}
