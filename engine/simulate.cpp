@@ -304,6 +304,13 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     ppps[k][2] = ppp_rule(device, static_cast<ir::OpClass>(k), ir::Pass::ForwardTrain);
   }
   const FreshMemory fresh = fresh_memory(device);
+  // The kernel model's facts at this precision, on the matrix units and on the vector lanes; absent
+  // (the flat model) where the device describes no microarchitecture or the flat model was asked for.
+  const bool micro = opt.kernel_model == KernelModel::Micro && device.arch && device.kind == ir::DeviceKind::GPU;
+  const std::optional<kernels::GpuFacts> matrix_facts =
+      micro ? kernels::gpu_facts(device, r.device.matmul_peak_used.precision, r.device.matmul_peak_used.matrix) : std::nullopt;
+  const std::optional<kernels::GpuFacts> vector_facts =
+      micro ? kernels::gpu_facts(device, r.device.vector_peak_used.precision, false) : std::nullopt;
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
@@ -314,9 +321,31 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     const Ppp fwd_ppp = ppps[k][0].at(c.forward);
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    PassTime time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
-    PassTime time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
-    PassTime time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
+    const std::optional<kernels::GpuFacts>& facts = c.matrix_unit ? matrix_facts : vector_facts;
+    PassTime time_fwd, time_fwd_train, time_bwd;
+    if (facts && c.gemm_forward.count > 0) {
+      // The kernel model times the GEMMs; the class's PPP, where the device gives one, is its factor.
+      const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
+      const Ppp train_ppp = ppps[k][2].at(c.forward_train);
+      time_fwd = time_gemm_pass(c.forward, c.gemm_forward, *facts, peak, bw, factor(fwd_ppp), launch);
+      time_fwd_train = time_gemm_pass(c.forward_train, c.gemm_forward, *facts, peak, bw, factor(train_ppp), launch);
+      time_bwd = time_gemm_pass(c.backward, c.gemm_backward, *facts, peak, bw, factor(bwd_ppp), launch);
+    } else if (micro) {
+      // Not GEMM-shaped: PALEO's terms, and the launch overlapped with the GPU's work as above.
+      const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
+        PassTime pt = time_pass(pc, peak, bw, p, 0.0, fresh);
+        pt.device_s = pt.paleo_s;
+        pt.paleo_s = std::max(pt.paleo_s, pc.kernels * launch);
+        return pt;
+      };
+      time_fwd = overlapped(c.forward, fwd_ppp);
+      time_fwd_train = overlapped(c.forward_train, ppps[k][2].at(c.forward_train));
+      time_bwd = overlapped(c.backward, bwd_ppp);
+    } else {
+      time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
+      time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
+      time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
+    }
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
     const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
@@ -421,6 +450,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   std::vector<std::string> defaulted;
   for (std::size_t k = 0; k < kClasses; ++k)
     if (default_ppp_classes & (1u << k)) defaulted.emplace_back(ir::op_class_name(static_cast<ir::OpClass>(k)));
+  if (matrix_facts)
+    r.notes.push_back("kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
+                      std::string(matrix_facts->family) + ", " + std::to_string(static_cast<int>(matrix_facts->sms)) +
+                      " SMs: tiles, waves, main loop, L2 and DRAM); other ops by PALEO; a kernel's launch overlaps the "
+                      "GPU's work; --kernel-model flat for PALEO throughout");
+  if (matrix_facts) std::erase(defaulted, std::string(ir::op_class_name(ir::OpClass::MatMul)));
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (fresh.first_touch > 0)
     r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +

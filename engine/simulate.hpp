@@ -36,6 +36,8 @@ struct Options {
   // Weight-only quantisation for inference (int8: 1, int4: 0.5 bytes per weight; compute stays in
   // `precision`). Default: the precision's width.
   std::optional<double> weight_bytes = std::nullopt;
+  // The GPU kernel model (timing.hpp): micro where the device describes its microarchitecture.
+  KernelModel kernel_model = KernelModel::Micro;
 };
 
 // The largest batch simulate() accepts: far beyond any real one, and small enough that a count

@@ -166,4 +166,31 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
   return t;
 }
 
+std::string_view kernel_model_name(KernelModel m) { return m == KernelModel::Micro ? "micro" : "flat"; }
+
+std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
+  if (name == "micro") return KernelModel::Micro;
+  if (name == "flat") return KernelModel::Flat;
+  return std::nullopt;
+}
+
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, const kernels::GpuFacts& facts,
+                        const PeakUsed& peak, double bw, double factor, double launch_s) {
+  PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
+  t.kernel_model = true;
+  t.gemms = gemms.count;
+  double kernel_s = 0.0, operand_bytes = 0.0, largest = -1.0;
+  for (int i = 0; i < gemms.count; ++i) {
+    const kernels::Gemm& g = gemms.gemms[static_cast<std::size_t>(i)];
+    const kernels::GemmPlan plan = kernels::plan_gemm(g, facts);
+    kernel_s += plan.seconds;
+    operand_bytes += (g.m * g.k + g.k * g.n + g.m * g.n) * g.count * facts.in_bytes;
+    if (g.flops() > largest) largest = g.flops(), t.gemm = plan;
+  }
+  const double rest_s = std::max(0.0, cost.bytes() - operand_bytes) / (facts.dram_efficiency * facts.dram_bandwidth);
+  t.device_s = std::max((kernel_s + rest_s) / factor, t.roofline_s);
+  t.paleo_s = std::max(t.device_s, cost.kernels * launch_s);
+  return t;
+}
+
 }  // namespace ridge::engine

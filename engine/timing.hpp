@@ -104,6 +104,13 @@ LaunchOverhead launch_overhead(const ir::Device& device);
 enum class Bound { None, Compute, Memory };   // None: a pass that does nothing (views)
 std::string_view bound_name(Bound b);         // "-", "compute", "memory"
 
+// Which model times a GPU's kernels. Micro: the kernel model from the device's microarchitecture
+// (engine/kernels/), where the device file gives one; Flat: PALEO with one PPP per op class, as
+// before issue #32 (kept for comparison, and the only model where a device gives no `arch.*`).
+enum class KernelModel { Micro, Flat };
+std::string_view kernel_model_name(KernelModel m);   // "micro", "flat"
+std::optional<KernelModel> kernel_model_from_name(std::string_view name);
+
 // The times of one pass of one layer.
 struct PassTime {
   double roofline_s = 0.0;
@@ -111,6 +118,12 @@ struct PassTime {
   Bound bound = Bound::None;
   double intensity = 0.0;   // FLOP/B; 0 when the pass moves no bytes
   double fresh_s = 0.0;     // the part of paleo_s spent faulting in fresh pages (FreshMemory)
+  // The kernel model's account (KernelModel::Micro, GEMM-shaped passes): the plan of the pass's
+  // largest GEMM, how many GEMMs it ran, and the device time before the launch floor.
+  bool kernel_model = false;
+  int gemms = 0;
+  kernels::GemmPlan gemm;
+  double device_s = 0.0;
   friend bool operator==(const PassTime&, const PassTime&) = default;
 };
 
@@ -147,6 +160,15 @@ FreshMemory fresh_memory(const ir::Device& device);
 
 PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth, const Ppp& ppp,
                    double launch_overhead_s, const FreshMemory& fresh = {});
+
+// A GEMM-shaped pass timed by the kernel model (KernelModel::Micro): each GEMM's kernel from
+// kernels::plan_gemm, the pass's bytes beyond the GEMMs' operands (a materialised softmax's scores,
+// a bias) streamed at the facts' DRAM rate, the sum divided by the calibration factor `factor` (the
+// class's compute PPP where the device gives one, else 1). The host launches kernels while the GPU
+// runs earlier ones, so the pass takes the longer of the device time and its kernels' launch overhead.
+// Never below the roofline.
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, const kernels::GpuFacts& facts,
+                        const PeakUsed& peak, double bandwidth, double factor, double launch_overhead_s);
 
 // Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or
 // a peak or bandwidth figure that is wrong. The one judgement of it (the roofline plot flags such

@@ -71,6 +71,7 @@ struct RunArgs {
   std::vector<std::int64_t> batches{1};
   std::string optimizer = "sgd";
   std::string recompute = "none";
+  std::string kernel_model = "micro";
   std::optional<bool> master_weights;
   std::optional<std::string> weights;   // int8 | int4
   std::vector<int> device_counts;
@@ -100,6 +101,9 @@ RunResults run(const Network& network, const std::vector<Device>& devices, const
   const auto recompute = engine::recompute_from_name(a.recompute);
   if (!recompute) throw std::invalid_argument("recompute: '" + a.recompute + "' is not none, selective or full");
   plan.options.optimizer = *optimizer;
+  const auto kernel_model = engine::kernel_model_from_name(a.kernel_model);
+  if (!kernel_model) throw std::invalid_argument("kernel_model: '" + a.kernel_model + "' is not micro or flat");
+  plan.options.kernel_model = *kernel_model;
   plan.options.recompute = *recompute;
   plan.options.master_weights = a.master_weights;
   if (a.weights) {
@@ -193,6 +197,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("dtypes", &RunArgs::dtypes)
       .def_readwrite("batches", &RunArgs::batches)
       .def_readwrite("optimizer", &RunArgs::optimizer)
+      .def_readwrite("kernel_model", &RunArgs::kernel_model)
       .def_readwrite("recompute", &RunArgs::recompute)
       .def_readwrite("master_weights", &RunArgs::master_weights)
       .def_readwrite("weights", &RunArgs::weights)

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   std::string format = "table";
   std::string pass = "train";
   std::string output;
-  std::string optimizer = "sgd", recompute = "none", weights;
+  std::string optimizer = "sgd", recompute = "none", weights, kernel_model = "micro";
   bool no_master_weights = false;
   std::int64_t seq_len = 0, prompt = 0, generate = 0;
   std::vector<std::string> dims;   // .onnx: symbolic dimensions
@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "selective", "full"}));
   app.add_flag("--no-master-weights", no_master_weights,
                "below fp32, train without the fp32 master weights and fp32 optimizer states of mixed precision");
+  app.add_option("--kernel-model", kernel_model,
+                 "GPU kernel time: micro (tiles and waves from the .hw's arch.* facts, where it gives them) or flat (one PPP per op class)")
+      ->check(CLI::IsMember({"micro", "flat"}));
   app.add_option("--weights", weights, "weight-only quantisation for inference: int8 or int4 (compute stays in --dtype)")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--prompt", prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
@@ -239,6 +242,7 @@ int main(int argc, char** argv) {
     engine::Options& setup = plan.options;
     setup.optimizer = *engine::optimizer_from_name(optimizer);
     setup.recompute = *engine::recompute_from_name(recompute);
+    setup.kernel_model = *engine::kernel_model_from_name(kernel_model);
     if (no_master_weights) setup.master_weights = false;
     if (!weights.empty()) setup.weight_bytes = weights == "int8" ? 1.0 : 0.5;
 

@@ -118,6 +118,13 @@ const auto kRunColumns = std::array{
     Column<Report>{"peak_used_other", [](const Report& r) { return name(r.device.vector_peak_used.describe()); }},
 };
 
+// A cell from the kernel model's plan of a layer's forward GEMM, or null where none was made.
+template <class Get>
+Cell gemm_cell(const LayerAt& x, Get get) {
+  if (!x.layer->time_fwd.kernel_model) return Cell{};
+  return get(x.layer->time_fwd.gemm);
+}
+
 const auto kLayerColumns = std::array{
     Column<LayerAt>{"name", [](const LayerAt& x) { return name(x.layer->name); }},
     Column<LayerAt>{"op", [](const LayerAt& x) { return name(ir::op_name(x.layer->op)); }},
@@ -148,6 +155,17 @@ const auto kLayerColumns = std::array{
     Column<LayerAt>{"bound_fwd", [](const LayerAt& x) { return name(bound_name(x.layer->time_fwd.bound)); }},
     Column<LayerAt>{"bound_bwd", [](const LayerAt& x) { return name(bound_name(x.layer->time_bwd.bound)); }},
     Column<LayerAt>{"peak_used", [](const LayerAt& x) { return name(x.layer->peak.describe()); }},
+    // The GPU kernel model's account of the forward's largest GEMM (null where the flat model timed it).
+    Column<LayerAt>{"tile_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) {
+                      return name(std::to_string(g.tile.m) + "x" + std::to_string(g.tile.n) + "x" + std::to_string(g.tile.k)); }); }},
+    Column<LayerAt>{"split_k_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{std::int64_t{g.split_k}}; }); }},
+    Column<LayerAt>{"tiles_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.tiles}; }); }},
+    Column<LayerAt>{"waves_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.waves}; }); }},
+    Column<LayerAt>{"wave_efficiency_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.wave_efficiency}; }); }},
+    Column<LayerAt>{"mainloop_efficiency_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.mainloop_efficiency}; }); }},
+    Column<LayerAt>{"fraction_of_peak_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.fraction_of_peak}; }); }},
+    Column<LayerAt>{"device_fwd_s", [](const LayerAt& x) { return gemm_cell(x, [&](const auto&) { return Cell{x.layer->time_fwd.device_s}; }); }},
+    Column<LayerAt>{"limit_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return name(kernels::limit_name(g.limit)); }); }},
 };
 
 const auto kScalingColumns = std::array{

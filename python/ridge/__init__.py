@@ -204,7 +204,7 @@ def _as_list(value):
 
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
-             correlate=(), layers=True, **parameters):
+             correlate=(), layers=True, kernel_model="micro", **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
     network: a Network, a path or zoo name; device: a Device, a path or catalogue name, or a list.
@@ -213,6 +213,7 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     n gives 1, 2, 4, ..., n) for the scaling table. correlate: further networks ranked against this one.
     layers=False leaves out the per-layer rows and notes: each (batch, dtype) is then costed once and
     timed on every device, the fast path for sweeps of thousands of configurations.
+    kernel_model: "micro" (GPU kernels from the device's arch.* facts) or "flat" (one PPP per op class).
     """
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
@@ -221,6 +222,7 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     args.dtypes = [str(d) for d in _as_list(dtype)]
     args.optimizer = optimizer
     args.recompute = recompute
+    args.kernel_model = kernel_model
     args.master_weights = master_weights
     args.weights = weights
     if devices is not None:

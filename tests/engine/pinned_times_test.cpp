@@ -14,6 +14,10 @@
 // hw/a100-sxm4-40gb.hw: peak.fp32 = 19.5 TFLOP/s (no fp32 matrix unit, so conv/linear use it too),
 // memory.bandwidth = 1555 GB/s, launch_overhead = 5 us.
 //
+// These are the flat model's figures (`--kernel-model flat`, engine::KernelModel::Flat): since issue #32
+// a GPU whose .hw describes its microarchitecture is timed by the kernel model by default, which
+// tests/engine/kernel_model_test.cpp pins.
+//
 // Networks come from .net text or the zoo, layers are looked up by name.
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
@@ -48,7 +52,7 @@ constexpr double kLaunch = 5e-6;    // s
 
 TEST_CASE("VGG-19 stage1.conv1 on an A100 at batch 1 fp32 is 33.6 us PALEO and 8.89 us roofline (README)") {
   const engine::Report r = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100(),
-                                            {.batch = 1, .precision = ir::Precision::FP32});
+                                            {.batch = 1, .precision = ir::Precision::FP32, .kernel_model = engine::KernelModel::Flat});
   const engine::LayerRow& conv = find(r, "stage1.conv1");
   // conv(64, 3, pad: 1) on [3, 224, 224] -> [64, 224, 224]:
   //   MACs  = 64·224·224 outputs × 3·3·3 = 3,211,264 × 27 = 86,704,128;  F = 173,408,256 FLOP
@@ -98,7 +102,8 @@ TEST_CASE("ResNet-50 on an A100 and a T4 at fp16 as in the README comparison tab
     // Pure fp16 training (no fp32 master copy), as the table was computed before mixed precision
     // became the default; the mixed-precision update is pinned in training_setups_test.
     const engine::Report r = engine::simulate(
-        net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16, .master_weights = false});
+        net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16, .master_weights = false,
+                          .kernel_model = engine::KernelModel::Flat});
     CHECK_THAT(r.totals.time_fwd_s, WithinRel(c.infer_s, 0.005));
     CHECK_THAT(r.totals.time_train_step_s, WithinRel(c.train_s, 0.005));
   }
@@ -113,7 +118,7 @@ TEST_CASE("the default PPP of every op class pinned through a layer of each clas
 }
 )",
                                               "classes.net");
-  const engine::Report r = engine::simulate(net, a100(), {.batch = 1, .precision = ir::Precision::FP32});
+  const engine::Report r = engine::simulate(net, a100(), {.batch = 1, .precision = ir::Precision::FP32, .kernel_model = engine::KernelModel::Flat});
   struct Expect {
     const char* layer;
     double compute, memory;
