@@ -23,10 +23,10 @@ import sys
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def predict(simulate, row):
-    """Ridge's samples/s for one CSV row (training step or inference)."""
+def predict(simulate, row, kernel_model="micro"):
+    """Ridge's samples/s for one CSV row (training step or inference) under a GPU kernel model."""
     cmd = [simulate, row["network"], row["device_id"], "--batch", row["batch"], "--dtype", row["dtype"],
-           "--format", "json"] + shlex.split(row.get("extra_args") or "")
+           "--format", "json", "--kernel-model", kernel_model] + shlex.split(row.get("extra_args") or "")
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
@@ -56,28 +56,36 @@ def main():
     with open(args.csv, newline="") as f:
         rows = list(csv.DictReader(f))
 
-    print("| network | GPU | dtype | batch | mode | extra args | published (samples/s) | Ridge (samples/s) | error | source |")
-    print("|---|---|---|--:|---|---|--:|--:|--:|---|")
+    print("| network | GPU | dtype | batch | mode | extra args | published (samples/s) | Ridge (samples/s) | error | "
+          "flat model | flat error | source |")
+    print("|---|---|---|--:|---|---|--:|--:|--:|--:|--:|---|")
     errors = {"train": [], "infer": []}
+    flat_errors = {"train": [], "infer": []}
     for row in rows:
         try:
             ridge, _ = predict(args.simulate, row)
+            flat, _ = predict(args.simulate, row, "flat")
         except RuntimeError as e:
             print(e, file=sys.stderr)
             return 1
         published = float(row["published_samples_per_s"])
         err = ridge / published - 1.0
+        flat_err = flat / published - 1.0
         errors[row["mode"]].append(abs(err))
+        flat_errors[row["mode"]].append(abs(flat_err))
         print(f"| {row['network']} | {row['device_id']} | {row['dtype']} | {row['batch']} | {row['mode']} | "
               f"{row.get('extra_args') or ''} | {published:,.1f} | {ridge:,.1f} | {err * 100:+.1f} % | "
-              f"{short_source(row['source'])} |")
+              f"{flat:,.1f} | {flat_err * 100:+.1f} % | {short_source(row['source'])} |")
 
     every = errors["train"] + errors["infer"]
+    flat_every = flat_errors["train"] + flat_errors["infer"]
     print()
-    print(f"Median absolute error, all {len(every)} rows: {statistics.median(every) * 100:.1f} %")
+    print(f"Median absolute error, all {len(every)} rows: {statistics.median(every) * 100:.1f} % "
+          f"(flat model {statistics.median(flat_every) * 100:.1f} %)")
     for mode in ("train", "infer"):
         if errors[mode]:
-            print(f"Median absolute error, {mode} ({len(errors[mode])} rows): "
+            print(f"Median absolute error, {mode} ({len(errors[mode])} rows, flat model "
+                  f"{statistics.median(flat_errors[mode]) * 100:.1f} %): "
                   f"{statistics.median(errors[mode]) * 100:.1f} %")
     return 0
 
