@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ridge::engine::kernels {
@@ -152,8 +156,47 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
   return f;
 }
 
+namespace {
+
+// The choice depends only on the GEMM's shape and the facts: a sweep times the same layer shapes on
+// the same devices thousands of times (issue #32's speed goal), so each (shape, facts) is planned
+// once per thread. Bounded: cleared when it grows past kCacheLimit entries.
+struct PlanKey {
+  std::array<double, 14> v{};
+  std::size_t family = 0;
+  bool operator==(const PlanKey& o) const { return family == o.family && v == o.v; }
+};
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& k) const {
+    std::size_t h = k.family;
+    for (const double x : k.v) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &x, sizeof bits);
+      h ^= std::hash<std::uint64_t>{}(bits) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
+};
+constexpr std::size_t kCacheLimit = 1 << 16;
+
+GemmPlan search(const Gemm& g, const GpuFacts& f);
+
+}  // namespace
+
 GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
+  thread_local std::unordered_map<PlanKey, GemmPlan, PlanKeyHash> cache;
+  const PlanKey key{{g.m, g.n, g.k, g.count, f.sms, f.sm_flops, f.matrix ? 1.0 : 0.0, f.shared_memory, f.l2_bandwidth,
+                     f.dram_bandwidth, f.dram_efficiency, f.sustained, f.in_bytes, f.out_bytes},
+                    std::hash<std::string_view>{}(f.family)};
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() >= kCacheLimit) cache.clear();
+  return cache.emplace(key, search(g, f)).first->second;
+}
+
+namespace {
+
+GemmPlan search(const Gemm& g, const GpuFacts& f) {
   GemmPlan best;
   bool have = false;
   for (const Tile& t : candidate_tiles(f.family, f.matrix, f.in_bytes)) {
@@ -168,5 +211,7 @@ GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
   }
   return best;
 }
+
+}  // namespace
 
 }  // namespace ridge::engine::kernels
