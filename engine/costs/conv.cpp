@@ -34,12 +34,25 @@ double product(const std::vector<std::int64_t>& v) {
 // A (transposed) convolution as implicit GEMMs, one per group: m = the batch's output positions,
 // n = output channels per group, k = the MACs per output element (input channels per group times the
 // window, or its transposed equivalent).
+// Backward, as cuDNN's and CUTLASS's implicit-GEMM kernels run it: the weight gradient is
+// [n, k] = dY^T [n, m] X [m, k]; the input gradient is a convolution of dY with the flipped weights, so
+// its GEMM has one row per input position, one column per input channel of a group, and reduces over
+// the output channels times the window (for a strided convolution, the taps that reach each input
+// position: the same MACs as the forward).
 void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
   const double g = static_cast<double>(groups);
   const ir::Shape& out = c.layer.output;
   const double n = static_cast<double>(out.at(0)) / g;
   const double m = c.out() / static_cast<double>(out.at(0));
-  weighted_gemms(c, r, {m, n, r.macs / (m * n * g), g});
+  const kernels::Gemm forward{m, n, r.macs / (m * n * g), g};
+  r.gemm_forward.add(forward);
+  if (c.need()) {
+    const ir::Shape& in = c.in_shapes.at(0);
+    const double m_in = c.in() / static_cast<double>(in.at(0));
+    const double n_in = static_cast<double>(in.at(0)) / g;
+    r.gemm_backward.add({m_in, n_in, r.macs / (m_in * n_in * g), g});
+  }
+  r.gemm_backward.add({forward.n, forward.k, forward.m, g});
 }
 
 void conv(const Ctx& c, OpCost& r) {
