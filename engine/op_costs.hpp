@@ -45,6 +45,7 @@ struct PassCost {
 // Their FLOPs are the pass's matmul FLOPs, exactly (a test holds every row to it).
 struct PassGemms {
   std::array<kernels::Gemm, 4> gemms{};
+  std::array<int, 4> ids{};   // each GEMM's index in its Workload's distinct GEMMs (engine/simulate.hpp)
   int count = 0;
   void add(const kernels::Gemm& g) { gemms.at(static_cast<std::size_t>(count++)) = g; }
   double flops() const {

@@ -210,6 +210,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   std::vector<bool> needs_grad;
   needs_grad.reserve(net.layers.size());
   GradNeeds grad;
+  std::map<std::array<double, 4>, int> gemm_ids;   // (m, n, k, count) -> index in w.gemms
   Totals& t = w.counts;
   w.costs.reserve(net.layers.size());
   w.recomputed.assign(net.layers.size(), false);
@@ -222,7 +223,14 @@ Workload workload(const ir::Network& net, const Options& opt) {
     for (std::size_t k = 0; k < layer.inputs.size(); ++k) shapes[k] = net.layers.at(layer.inputs[k]).output;
     grad_needs(layer, ir::weight_count(layer, shapes) > 0, needs_grad, grad);
     needs_grad.push_back(grad.output);
-    const OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
+    OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
+    for (PassGemms* pass : {&c.gemm_forward, &c.gemm_backward})
+      for (int i = 0; i < pass->count; ++i) {
+        const kernels::Gemm& g = pass->gemms[static_cast<std::size_t>(i)];
+        auto [it, added] = gemm_ids.try_emplace(std::array{g.m, g.n, g.k, g.count}, static_cast<int>(w.gemms.size()));
+        if (added) w.gemms.push_back(g);
+        pass->ids[static_cast<std::size_t>(i)] = it->second;
+      }
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
       inexact("the counts of layer '" + layer.name + "'");
     if (c.params > 0) ++w.parameterised_layers;
@@ -309,8 +317,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   const bool micro = opt.kernel_model == KernelModel::Micro && device.arch && device.kind == ir::DeviceKind::GPU;
   const std::optional<kernels::GpuFacts> matrix_facts =
       micro ? kernels::gpu_facts(device, r.device.matmul_peak_used.precision, r.device.matmul_peak_used.matrix) : std::nullopt;
-  const std::optional<kernels::GpuFacts> vector_facts =
-      micro ? kernels::gpu_facts(device, r.device.vector_peak_used.precision, false) : std::nullopt;
+  // Each distinct GEMM planned once on this device (GEMM layers run on the matrix units' facts).
+  std::vector<kernels::GemmPlan> plans;
+  if (matrix_facts) {
+    plans.reserve(w.gemms.size());
+    for (const kernels::Gemm& g : w.gemms) plans.push_back(kernels::plan_gemm(g, *matrix_facts));
+  }
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
@@ -321,15 +333,17 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     const Ppp fwd_ppp = ppps[k][0].at(c.forward);
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    const std::optional<kernels::GpuFacts>& facts = c.matrix_unit ? matrix_facts : vector_facts;
     PassTime time_fwd, time_fwd_train, time_bwd;
-    if (facts && c.gemm_forward.count > 0) {
+    if (matrix_facts && c.matrix_unit && c.gemm_forward.count > 0) {
+      const kernels::GpuFacts* facts = &*matrix_facts;
       // The kernel model times the GEMMs; the class's PPP, where the device gives one, is its factor.
       const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
       const Ppp train_ppp = ppps[k][2].at(c.forward_train);
-      time_fwd = time_gemm_pass(c.forward, c.gemm_forward, *facts, peak, bw, factor(fwd_ppp), launch);
-      time_fwd_train = time_gemm_pass(c.forward_train, c.gemm_forward, *facts, peak, bw, factor(train_ppp), launch);
-      time_bwd = time_gemm_pass(c.backward, c.gemm_backward, *facts, peak, bw, factor(bwd_ppp), launch);
+      time_fwd = time_gemm_pass(c.forward, c.gemm_forward, plans, *facts, peak, bw, factor(fwd_ppp), launch);
+      time_fwd_train = c.forward_train == c.forward && factor(train_ppp) == factor(fwd_ppp)
+                           ? time_fwd   // the same kernels: most ops run in training mode as at inference
+                           : time_gemm_pass(c.forward_train, c.gemm_forward, plans, *facts, peak, bw, factor(train_ppp), launch);
+      time_bwd = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bw, factor(bwd_ppp), launch);
     } else if (micro) {
       // Not GEMM-shaped: PALEO's terms, and the launch overlapped with the GPU's work as above.
       const auto overlapped = [&](const PassCost& pc, const Ppp& p) {

@@ -62,6 +62,9 @@ struct Workload {
   // (the sum is the peak): the heap a step must grow, and fault in afresh where the allocator has
   // trimmed it since the last step (FreshMemory::heap_seconds).
   std::vector<double> activation_growth;
+  // The distinct GEMM shapes of every layer's passes (PassGemms::ids index it): a network repeats its
+  // blocks, so a device plans each shape once per simulation, not once per layer.
+  std::vector<kernels::Gemm> gemms;
   PassCost update;                         // the optimizer step
   Totals counts;                           // the device-independent totals: parameters, FLOPs, bytes, memory
   double fixed_train_bytes = 0.0;          // training memory that does not grow with the batch

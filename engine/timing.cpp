@@ -174,15 +174,16 @@ std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, const kernels::GpuFacts& facts,
-                        const PeakUsed& peak, double bw, double factor, double launch_s) {
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
+                        const kernels::GpuFacts& facts, const PeakUsed& peak, double bw, double factor,
+                        double launch_s) {
   PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
   t.kernel_model = true;
   t.gemms = gemms.count;
   double kernel_s = 0.0, operand_bytes = 0.0, largest = -1.0;
   for (int i = 0; i < gemms.count; ++i) {
     const kernels::Gemm& g = gemms.gemms[static_cast<std::size_t>(i)];
-    const kernels::GemmPlan plan = kernels::plan_gemm(g, facts);
+    const kernels::GemmPlan& plan = plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
     kernel_s += plan.seconds;
     operand_bytes += (g.m * g.k + g.k * g.n + g.m * g.n) * g.count * facts.in_bytes;
     if (g.flops() > largest) largest = g.flops(), t.gemm = plan;

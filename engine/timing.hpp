@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -167,8 +168,10 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth,
 // class's compute PPP where the device gives one, else 1). The host launches kernels while the GPU
 // runs earlier ones, so the pass takes the longer of the device time and its kernels' launch overhead.
 // Never below the roofline.
-PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, const kernels::GpuFacts& facts,
-                        const PeakUsed& peak, double bandwidth, double factor, double launch_overhead_s);
+// `plans` holds the plan of every GEMM the pass's ids name (the workload's distinct GEMMs, planned once).
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
+                        const kernels::GpuFacts& facts, const PeakUsed& peak, double bandwidth, double factor,
+                        double launch_overhead_s);
 
 // Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or
 // a peak or bandwidth figure that is wrong. The one judgement of it (the roofline plot flags such

@@ -66,6 +66,20 @@ double sustained_fraction(std::string_view family, bool matrix) {
   return kDefaultSustained;
 }
 
+// The shapes a family tries, and the K step of its tiles at an input width.
+struct Shapes {
+  const Shape* begin;
+  const Shape* end;
+  int k;
+};
+Shapes shapes_of(std::string_view family, bool matrix, double in_bytes) {
+  if (!matrix) return {kSimt.data(), kSimt.data() + kSimt.size(), 8};
+  const int k = std::max(8, static_cast<int>(k_step_bytes(family) / in_bytes));
+  if (family == "hopper") return {kHopper.data(), kHopper.data() + kHopper.size(), k};
+  if (family == "ampere") return {kAmpere.data(), kAmpere.data() + kAmpere.size(), k};
+  return {kVolta.data(), kVolta.data() + kVolta.size(), k};
+}
+
 double figure_or(const std::optional<ir::Figure>& f, double fallback) { return f && f->value > 0 ? f->value : fallback; }
 
 }  // namespace
@@ -110,17 +124,8 @@ std::string_view limit_name(Limit l) {
 
 std::vector<Tile> candidate_tiles(std::string_view family, bool matrix, double in_bytes) {
   std::vector<Tile> out;
-  const auto add = [&](const auto& shapes, int k) {
-    for (const Shape& s : shapes) out.push_back(Tile{s.m, s.n, k, s.stages});
-  };
-  if (!matrix) {
-    add(kSimt, 8);
-    return out;
-  }
-  const int k = std::max(8, static_cast<int>(k_step_bytes(family) / in_bytes));
-  if (family == "hopper") add(kHopper, k);
-  else if (family == "ampere") add(kAmpere, k);
-  else add(kVolta, k);
+  const Shapes shapes = shapes_of(family, matrix, in_bytes);
+  for (const Shape* s = shapes.begin; s != shapes.end; ++s) out.push_back(Tile{s->m, s->n, shapes.k, s->stages});
   return out;
 }
 
@@ -153,65 +158,77 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
                           : kDramEfficiency;
   f.sustained = sustained_fraction(f.family, f.matrix);
   f.shared_memory = figure_or(a.shared_memory, 0.0);
+  f.fingerprint = fingerprint(f);
   return f;
 }
 
 namespace {
 
-// The choice depends only on the GEMM's shape and the facts: a sweep times the same layer shapes on
-// the same devices thousands of times (issue #32's speed goal), so each (shape, facts) is planned
-// once per thread. Bounded: cleared when it grows past kCacheLimit entries.
-struct PlanKey {
-  std::array<double, 14> v{};
-  std::size_t family = 0;
-  bool operator==(const PlanKey& o) const { return family == o.family && v == o.v; }
-};
-struct PlanKeyHash {
-  std::size_t operator()(const PlanKey& k) const {
-    std::size_t h = k.family;
-    for (const double x : k.v) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &x, sizeof bits);
-      h ^= std::hash<std::uint64_t>{}(bits) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    }
-    return h;
-  }
-};
-constexpr std::size_t kCacheLimit = 1 << 16;
-
-GemmPlan search(const Gemm& g, const GpuFacts& f);
-
-}  // namespace
-
-GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
-  if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
-  thread_local std::unordered_map<PlanKey, GemmPlan, PlanKeyHash> cache;
-  const PlanKey key{{g.m, g.n, g.k, g.count, f.sms, f.sm_flops, f.matrix ? 1.0 : 0.0, f.shared_memory, f.l2_bandwidth,
-                     f.dram_bandwidth, f.dram_efficiency, f.sustained, f.in_bytes, f.out_bytes},
-                    std::hash<std::string_view>{}(f.family)};
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  if (cache.size() >= kCacheLimit) cache.clear();
-  return cache.emplace(key, search(g, f)).first->second;
-}
-
-namespace {
-
+// The best candidate: every tile that fits and every K split worth trying, each timed by plan_tile's
+// formulas. The search keeps only the time; the winner's whole plan is made once at the end.
 GemmPlan search(const Gemm& g, const GpuFacts& f) {
-  GemmPlan best;
+  const Shapes shapes = shapes_of(f.family, f.matrix, f.in_bytes);
+  Tile best_tile{};
+  int best_split = 1;
+  double best_s = 0.0;
   bool have = false;
-  for (const Tile& t : candidate_tiles(f.family, f.matrix, f.in_bytes)) {
+  for (const Shape* s = shapes.begin; s != shapes.end; ++s) {
+    const Tile t{s->m, s->n, shapes.k, s->stages};
     // A tile whose pipeline does not fit the SM's shared memory is no candidate there.
     if (f.shared_memory > 0 && static_cast<double>(t.stages) * (t.m + t.n) * t.k * f.in_bytes > f.shared_memory) continue;
     const double unsplit_tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.count;
     for (const int split : kSplits) {
       if (split > 1 && (unsplit_tiles >= f.sms || std::ceil(g.k / split) < 2.0 * t.k)) break;
-      const GemmPlan p = plan_tile(g, f, t, split);
-      if (!have || p.seconds < best.seconds) best = p, have = true;
+      const double seconds = plan_tile(g, f, t, split).seconds;
+      if (!have || seconds < best_s) best_s = seconds, best_tile = t, best_split = split, have = true;
     }
   }
-  return best;
+  return have ? plan_tile(g, f, best_tile, best_split) : GemmPlan{};
 }
 
+// A sweep times the same layer shapes on the same devices again and again (issue #32's speed goal),
+// so each (shape, facts) is searched once per thread; the facts enter the key as their fingerprint.
+// Bounded: cleared when it grows past kCacheLimit entries.
+struct PlanKey {
+  double m, n, k, count;
+  std::uint64_t facts;
+  bool operator==(const PlanKey&) const = default;
+};
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& key) const {
+    std::uint64_t h = key.facts;
+    for (const double x : {key.m, key.n, key.k, key.count}) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 0x100000001b3ULL;   // FNV-1a's prime, a word at a time
+      h ^= h >> 29;
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+constexpr std::size_t kCacheLimit = 1 << 16;
+
 }  // namespace
+
+std::uint64_t fingerprint(const GpuFacts& f) {
+  std::uint64_t h = std::hash<std::string_view>{}(f.family);
+  for (const double x : {f.sms, f.sm_flops, f.matrix ? 1.0 : 0.0, f.shared_memory, f.l2_bandwidth, f.dram_bandwidth,
+                         f.dram_efficiency, f.sustained, f.in_bytes, f.out_bytes}) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &x, sizeof bits);
+    h = (h ^ bits) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  return h | 1;   // never 0, which GpuFacts uses for "not computed"
+}
+
+GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
+  if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
+  thread_local std::unordered_map<PlanKey, GemmPlan, PlanKeyHash> cache;
+  const PlanKey key{g.m, g.n, g.k, g.count, f.fingerprint != 0 ? f.fingerprint : fingerprint(f)};
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  if (cache.size() >= kCacheLimit) cache.clear();
+  return cache.emplace(key, search(g, f)).first->second;
+}
 
 }  // namespace ridge::engine::kernels

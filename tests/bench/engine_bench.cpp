@@ -5,6 +5,7 @@
 //   simulate/<net>        the engine alone on an elaborated network;          goal: < 1 ms per network
 //   sweep_10k             10,000 (network, device, batch, dtype) configurations through engine::Sweep, on
 //                         one core; goal: < 100 ms (100,000 configurations per second)
+//   sweep_10k_flat        sweep_10k with the flat model (the kernel model's cost is the difference)
 //   simulate_10k          the same, each a whole simulate() with per-layer rows (for comparison)
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
@@ -101,18 +102,22 @@ int main(int argc, char** argv) {
             << " devices x 4 batches x 6 dtypes)\n";
   // A sweep as engine::Sweep runs one: each (network, batch, dtype) workload computed once and timed on
   // every device. The Sweeps are made inside the timed loop, so their workloads are paid for.
-  benchmark::RegisterBenchmark("sweep_10k", [&](benchmark::State& s) {
-    for (auto _ : s) {
-      std::map<const ir::Network*, engine::Sweep> sweeps;
-      double total = 0;
-      for (std::size_t i = 0; i < 10000; ++i) {
-        const Config& c = configs[i % configs.size()];
-        engine::Sweep& sweep = sweeps.try_emplace(c.network, *c.network).first->second;
-        total += sweep.totals(*c.device, c.batch, c.precision).time_train_step_s;
+  // sweep_10k_flat: the same with the flat model (--kernel-model flat), for the kernel model's cost.
+  for (const auto model : {engine::KernelModel::Micro, engine::KernelModel::Flat}) {
+    const std::string name = model == engine::KernelModel::Micro ? "sweep_10k" : "sweep_10k_flat";
+    benchmark::RegisterBenchmark(name.c_str(), [&, model](benchmark::State& s) {
+      for (auto _ : s) {
+        std::map<const ir::Network*, engine::Sweep> sweeps;
+        double total = 0;
+        for (std::size_t i = 0; i < 10000; ++i) {
+          const Config& c = configs[i % configs.size()];
+          engine::Sweep& sweep = sweeps.try_emplace(c.network, *c.network, engine::Options{.kernel_model = model}).first->second;
+          total += sweep.totals(*c.device, c.batch, c.precision).time_train_step_s;
+        }
+        benchmark::DoNotOptimize(total);
       }
-      benchmark::DoNotOptimize(total);
-    }
-  })->Unit(benchmark::kMillisecond);
+    })->Unit(benchmark::kMillisecond);
+  }
   // The same configurations, each a whole simulate() with its per-layer rows: what a sweep cost before.
   benchmark::RegisterBenchmark("simulate_10k", [&](benchmark::State& s) {
     for (auto _ : s) {
