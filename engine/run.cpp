@@ -75,6 +75,13 @@ Results run(const Plan& p) {
     return out;
   }
 
+  if (!p.explain.empty())
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+      for (const ir::Precision precision : p.precisions)
+        for (const std::int64_t batch : p.batches)
+          out.explanations.push_back(
+              on_device(p, i, [&] { return explain_layer(network, p.devices[i], options_at(precision, batch), p.explain); }));
+
   if (p.layers) {
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const ir::Precision precision : p.precisions)

@@ -6,6 +6,7 @@
 //   const Results results = run(plan);        // results.reports: one per device x precision x batch
 #pragma once
 
+#include "engine/explain.hpp"
 #include "engine/generation.hpp"
 #include "engine/report.hpp"
 #include "engine/scaling.hpp"
@@ -54,6 +55,8 @@ struct Plan {
   // network elaborated per phase by network_at. Such a run gives generations, not reports.
   std::int64_t prompt = 0, generate = 0;
   NetworkAt network_at;
+  // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
+  std::string explain;
 };
 
 struct Results {
@@ -63,6 +66,7 @@ struct Results {
   std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
   std::optional<RankCorrelation> correlation;
   std::vector<std::string> notes;            // about the run as a whole
+  std::vector<LayerExplanation> explanations;   // Plan::explain's layer at each report's point
 };
 
 // Each simulation keeps a per-layer report until the output is rendered: one run asks for at most

@@ -21,9 +21,11 @@
 #include "engine/run.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
+#include "lang/suggest.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <filesystem>
@@ -117,7 +119,7 @@ int main(int argc, char** argv) {
   std::string format = "table";
   std::string pass = "train";
   std::string output;
-  std::string optimizer = "sgd", recompute = "none", weights, kernel_model = "micro";
+  std::string optimizer = "sgd", recompute = "none", weights, kernel_model = "micro", explain;
   bool no_master_weights = false;
   std::int64_t seq_len = 0, prompt = 0, generate = 0;
   std::vector<std::string> dims;   // .onnx: symbolic dimensions
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
   app.add_option("--kernel-model", kernel_model,
                  "GPU kernel time: micro (tiles and waves from the .hw's arch.* facts, where it gives them) or flat (one PPP per op class)")
       ->check(CLI::IsMember({"micro", "flat"}));
+  app.add_option("--explain", explain, "print how one layer's time is derived (its GEMMs' tiles, waves, limits; or PALEO's terms)");
   app.add_option("--weights", weights, "weight-only quantisation for inference: int8 or int4 (compute stays in --dtype)")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--prompt", prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
@@ -320,6 +323,20 @@ int main(int argc, char** argv) {
     if (!report_options.measured.empty() && chosen.shapes_rows && one_report && depth == 0 && shape.top == 0)
       shape.measured = measured;
 
+    if (!explain.empty()) {
+      // The layer must exist, by its full dotted name; a near miss is suggested.
+      std::vector<std::string> names;
+      for (const ir::Layer& l : network.layers) names.push_back(l.name);
+      if (std::find(names.begin(), names.end(), explain) == names.end()) {
+        const std::string hint = lang::closest_name(explain, names);
+        throw std::invalid_argument("--explain: network '" + network.name + "' has no layer named '" + explain + "'" +
+                                    (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      }
+      if (format != "table" || prompt > 0 || !plan.correlate.empty())
+        throw std::invalid_argument("--explain prints one layer's derivation as text: it takes the table format, "
+                                    "and neither --prompt nor further networks");
+      plan.explain = explain;
+    }
     const engine::Results results = engine::run(plan);
     const simulate::Figures figures = simulate::figures(report_options, results, devices, measured);
 

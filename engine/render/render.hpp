@@ -38,6 +38,9 @@ std::string table(const Comparison& comparison, PassView view = PassView::Train)
 // The inference phases of a decoder model: prefill, per-token decode, latency, KV cache, memory.
 std::string table(const Generation& generation);
 
+// One layer's derivation (simulate --explain): counts, peak, each GEMM's kernel plan or PALEO's terms.
+std::string explain(const LayerExplanation& explanation);
+
 // The one JSON document of a run, whatever was asked (engine/render/json.cpp, schema.hpp): every table
 // of the run, the files the run wrote, and a parallel plan's own JSON where there is one.
 std::string json(const Results& results, const std::vector<std::string>& files = {}, std::string_view parallel_plan = {});

@@ -27,6 +27,11 @@ std::string reports_text(const std::vector<Report>& reports, const FormatOptions
 }  // namespace
 
 Output table_format(const Results& results, const FormatOptions& o) {
+  if (!results.explanations.empty()) {   // --explain: the layer's derivations stand for the table
+    std::string text;
+    for (const LayerExplanation& e : results.explanations) text += (text.empty() ? "" : "\n") + explain(e);
+    return {printable(text, "\t\n"), {}};
+  }
   std::string text;
   for (const Generation& g : results.generations) text += table(g);
   if (!results.reports.empty()) text += reports_text(results.reports, o);

@@ -4,10 +4,16 @@
 #include "engine/kernels/gemm.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
+#include "tests/support/run_program.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <filesystem>
+#include <regex>
 #include <string>
+
+#include <unistd.h>
 
 using Catch::Matchers::WithinRel;
 using ridge::engine::kernels::Gemm;
@@ -162,4 +168,56 @@ network probe {
     CHECK_THAT(c.gemm_forward.flops(), WithinRel(2.0 * c.macs, 1e-12));
     CHECK_THAT(c.gemm_backward.flops(), WithinRel(c.backward.flops, 1e-12));
   }
+}
+
+// `simulate --explain LAYER`, run as a user would: the derivation it prints is arithmetic a reader can
+// redo. Whatever tile the model picks for a 4096 x 2048 x 1024 bf16 GEMM on an A100 (108 SMs), the
+// printed tile count is ceil(4096 / tile.m) * ceil(2048 / tile.n), the waves ceil(tiles / 108) and the
+// wave efficiency tiles / (waves * 108).
+
+namespace {
+
+ridge::testing::ProgramRun simulate_cli(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ridge-explain-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return ridge::testing::run_program(RIDGE_SIMULATE, args, dir);
+}
+
+const std::string kGemmNet = std::string(RIDGE_SOURCE_DIR) + "/validate/nets/gemm.net";
+
+}  // namespace
+
+TEST_CASE("simulate --explain prints a GEMM's tile, tiles and waves, which multiply out by hand") {
+  const auto r = simulate_cli(kGemmNet + " " + RIDGE_HW_DIR + "/a100-sxm4-40gb.hw -d bf16 --explain gemm --set m=4096 --set n=2048 --set k=1024");
+  REQUIRE(r.exited);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("kernel model: ampere, 108 SMs"));
+  const std::regex line(R"(tile (\d+)x(\d+)x(\d+), (\d+) stages: (\d+) tiles over 108 SMs = (\d+) waves?, wave efficiency ([0-9.]+))");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, line));
+  const double tm = std::stod(m[1]), tn = std::stod(m[2]);
+  const double tiles = std::ceil(4096 / tm) * std::ceil(2048 / tn);
+  CHECK(std::stod(m[5]) == tiles);
+  const double waves = std::ceil(tiles / 108);
+  CHECK(std::stod(m[6]) == waves);
+  CHECK_THAT(std::stod(m[7]), WithinRel(tiles / (waves * 108), 0.001));   // printed to 3 decimals
+  CHECK_THAT(r.out, Catch::Contains("compute-limited"));
+}
+
+TEST_CASE("simulate --explain with the flat model prints PALEO's terms with the default PPP") {
+  const auto r = simulate_cli(kGemmNet + " " + RIDGE_HW_DIR + "/a100-sxm4-40gb.hw -d bf16 --explain gemm --kernel-model flat");
+  REQUIRE(r.status == 0);
+  // 2 * 4096^3 = 137 GFLOP at half of 312 TFLOP/s: 881 us (engine/timing.hpp's default PPP).
+  CHECK_THAT(r.out, Catch::Contains("137 GFLOP / (0.50 x 312 TFLOP/s) = 881 us (default PPP)"));
+}
+
+TEST_CASE("simulate --explain names a layer the network lacks, and suggests the nearest") {
+  const auto r = simulate_cli(kGemmNet + " " + RIDGE_HW_DIR + "/a100-sxm4-40gb.hw --explain gem");
+  REQUIRE(r.exited);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Catch::Contains("has no layer named 'gem' (did you mean 'gemm'?)"));
+  CHECK(r.out.empty());
+  const auto json = simulate_cli(kGemmNet + " " + RIDGE_HW_DIR + "/a100-sxm4-40gb.hw --explain gemm --format json");
+  CHECK(json.status == 1);
+  CHECK_THAT(json.err, Catch::Contains("--explain prints one layer's derivation as text"));
 }

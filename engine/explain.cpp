@@ -1,0 +1,37 @@
+#include "engine/explain.hpp"
+
+namespace ridge::engine {
+
+LayerExplanation explain_layer(const ir::Network& network, const ir::Device& device, const Options& options,
+                               std::string_view layer) {
+  std::size_t id = network.layers.size();
+  for (std::size_t i = 0; i < network.layers.size(); ++i)
+    if (network.layers[i].name == layer) id = i;
+  if (id == network.layers.size())
+    throw SimulationError("network '" + network.name + "' has no layer named '" + std::string(layer) + "'");
+
+  const Report report = simulate(network, device, options);
+  const Workload w = workload(network, options);
+  const OpCost& cost = w.costs[id];
+  LayerExplanation e;
+  e.network = report.network;
+  e.device = report.device;
+  e.batch = report.batch;
+  e.precision = report.precision;
+  e.row = report.layers[id];
+  e.model = options.kernel_model;
+  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}};
+  e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}};
+  if (e.row.time_fwd.kernel_model || e.row.time_bwd.kernel_model) {
+    e.facts = kernels::gpu_facts(device, e.row.peak.precision, e.row.peak.matrix);
+    if (e.facts)
+      for (auto [pass, gemms] : {std::pair{&e.passes[0], &cost.gemm_forward}, std::pair{&e.passes[1], &cost.gemm_backward}})
+        for (int i = 0; i < gemms->count; ++i) {
+          const kernels::Gemm& g = gemms->gemms[static_cast<std::size_t>(i)];
+          pass->gemms.push_back({g, kernels::plan_gemm(g, *e.facts)});
+        }
+  }
+  return e;
+}
+
+}  // namespace ridge::engine

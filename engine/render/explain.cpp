@@ -1,0 +1,95 @@
+// `simulate --explain LAYER`: one layer's derivation as text (engine/explain.hpp computes it).
+#include "engine/render/render.hpp"
+#include "engine/render/units.hpp"
+#include "lang/ir/ops.hpp"
+
+#include <sstream>
+
+namespace ridge::engine::render {
+namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << v;
+  return out.str();
+}
+
+std::string gemm_text(const GemmStep& s, const kernels::GpuFacts& f, int index) {
+  const kernels::Gemm& g = s.gemm;
+  const kernels::GemmPlan& p = s.plan;
+  std::ostringstream out;
+  out << "  GEMM " << index << ": m " << count(g.m) << ", n " << count(g.n) << ", k " << count(g.k);
+  if (g.count != 1) out << ", " << count(g.count) << " of them";
+  out << " (" << si(g.flops(), "FLOP") << ")\n";
+  out << "    tile " << p.tile.m << "x" << p.tile.n << "x" << p.tile.k << ", " << p.tile.stages << " stages";
+  if (p.split_k > 1) out << ", K split " << p.split_k << " ways";
+  out << ": " << count(p.tiles) << " tiles over " << count(f.sms) << " SMs = " << count(p.waves) << " wave"
+      << (p.waves == 1 ? "" : "s") << ", wave efficiency " << fixed(p.wave_efficiency, 3) << "\n";
+  out << "    main loop efficiency " << fixed(p.mainloop_efficiency, 3) << " (steps over steps + pipeline fill and epilogue)\n";
+  out << "    compute " << si(p.compute_s, "s") << " (" << si(f.sm_flops, "FLOP/s") << " per SM x sustained "
+      << fixed(f.sustained, 3) << "), L2 " << (f.l2_bandwidth > 0 ? si(p.l2_s, "s") : std::string("- (no l2.bandwidth)"))
+      << ", DRAM " << si(p.dram_s, "s");
+  if (p.reduction_s > 0) out << ", split-K reduction " << si(p.reduction_s, "s");
+  out << "\n    " << si(p.seconds, "s") << ", " << limit_name(p.limit) << "-limited, " << fixed(100 * p.fraction_of_peak, 1)
+      << " % of peak\n";
+  return out.str();
+}
+
+std::string pass_text(const LayerExplanation& e, const PassExplanation& pass) {
+  std::ostringstream out;
+  const PassCost& c = pass.cost;
+  out << pass.pass << ": " << si(c.flops, "FLOP") << ", " << si(c.bytes(), "B") << " moved, " << c.kernels << " kernel"
+      << (c.kernels == 1 ? "" : "s") << "; roofline " << si(pass.time.roofline_s, "s") << " (" << bound_name(pass.time.bound)
+      << " bound)\n";
+  if (c.kernels == 0 && c.flops == 0 && c.bytes() == 0) {
+    out << "  a view: no kernel runs\n";
+    return out.str();
+  }
+  if (pass.time.kernel_model && e.facts) {
+    int i = 0;
+    for (const GemmStep& s : pass.gemms) out << gemm_text(s, *e.facts, ++i);
+    out << "  device " << si(pass.time.device_s, "s") << " (the GEMMs, and the bytes beyond their operands streamed at "
+        << si(e.facts->dram_efficiency * e.facts->dram_bandwidth, "B/s") << ")";
+    if (!pass.ppp.compute_default) out << ", divided by the device's PPP " << fixed(pass.ppp.compute, 3);
+    out << "\n  time " << si(pass.time.paleo_s, "s") << " = max(device, " << c.kernels << " x launch "
+        << si(e.device.launch_overhead_s, "s") << ")\n";
+    return out.str();
+  }
+  const double peak = e.row.peak.flops_per_s, bw = e.device.bandwidth;
+  out << "  PALEO: " << si(c.bytes(), "B") << " / (" << fixed(pass.ppp.memory, 2) << " x " << si(bw, "B/s") << ") = "
+      << si(c.bytes() / (pass.ppp.memory * bw), "s") << (pass.ppp.memory_default ? " (default PPP)" : "") << "\n";
+  out << "       + " << si(c.flops, "FLOP") << " / (" << fixed(pass.ppp.compute, 2) << " x " << si(peak, "FLOP/s") << ") = "
+      << si(c.flops / (pass.ppp.compute * peak), "s") << (pass.ppp.compute_default ? " (default PPP)" : "") << "\n";
+  if (pass.time.fresh_s > 0) out << "       + fresh memory " << si(pass.time.fresh_s, "s") << "\n";
+  if (e.model == KernelModel::Micro && pass.time.device_s > 0)
+    out << "  time " << si(pass.time.paleo_s, "s") << " = max(that, " << c.kernels << " x launch "
+        << si(e.device.launch_overhead_s, "s") << ")\n";
+  else
+    out << "       + " << c.kernels << " x launch " << si(e.device.launch_overhead_s, "s") << "\n  time "
+        << si(pass.time.paleo_s, "s") << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string explain(const LayerExplanation& e) {
+  std::ostringstream out;
+  out << e.row.name << " (" << ir::op_name(e.row.op) << ", " << ir::op_class_name(e.row.op_class) << " class) of "
+      << e.network << " on " << e.device.name << ", batch " << e.batch << ", " << ir::precision_name(e.precision) << "\n";
+  out << "peak " << si(e.row.peak.flops_per_s, rate_unit(e.row.peak.precision)) << " (" << e.row.peak.describe()
+      << "), bandwidth " << si(e.device.bandwidth, "B/s") << "\n";
+  if (e.facts)
+    out << "kernel model: " << e.facts->family << ", " << count(e.facts->sms) << " SMs x " << si(e.facts->sm_flops, "FLOP/s")
+        << " (" << (e.facts->matrix ? "tensor cores" : "SIMT lanes") << "), main loop sustains " << fixed(e.facts->sustained, 3)
+        << " of it; L2 " << (e.facts->l2_bandwidth > 0 ? si(e.facts->l2_bandwidth, "B/s") : std::string("not given"))
+        << "; DRAM " << si(e.facts->dram_bandwidth, "B/s") << " x " << fixed(e.facts->dram_efficiency, 2) << "\n";
+  else
+    out << "model: PALEO (" << (e.model == KernelModel::Flat ? "--kernel-model flat" : "no kernel model for this layer or device")
+        << ")\n";
+  for (const PassExplanation& p : e.passes) out << pass_text(e, p);
+  return out.str();
+}
+
+}  // namespace ridge::engine::render
