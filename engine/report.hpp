@@ -52,6 +52,7 @@ struct LayerRow {
   PeakUsed peak;                   // the compute peak this layer is timed against
   Ppp ppp_fwd;
   Ppp ppp_bwd;
+  std::optional<kernels::GemmPlan> gemm_fwd;   // the kernel model's plan of the forward's largest GEMM
 };
 
 struct Totals {

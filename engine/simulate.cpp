@@ -323,6 +323,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     plans.reserve(w.gemms.size());
     for (const kernels::Gemm& g : w.gemms) plans.push_back(kernels::plan_gemm(g, *matrix_facts));
   }
+  const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
@@ -333,33 +334,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     const Ppp fwd_ppp = ppps[k][0].at(c.forward);
     const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    PassTime time_fwd, time_fwd_train, time_bwd;
-    if (matrix_facts && c.matrix_unit && c.gemm_forward.count > 0) {
-      const kernels::GpuFacts* facts = &*matrix_facts;
-      // The kernel model times the GEMMs; the class's PPP, where the device gives one, is its factor.
-      const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
-      const Ppp train_ppp = ppps[k][2].at(c.forward_train);
-      time_fwd = time_gemm_pass(c.forward, c.gemm_forward, plans, *facts, peak, bw, factor(fwd_ppp), launch);
-      time_fwd_train = c.forward_train == c.forward && factor(train_ppp) == factor(fwd_ppp)
-                           ? time_fwd   // the same kernels: most ops run in training mode as at inference
-                           : time_gemm_pass(c.forward_train, c.gemm_forward, plans, *facts, peak, bw, factor(train_ppp), launch);
-      time_bwd = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bw, factor(bwd_ppp), launch);
-    } else if (micro) {
-      // Not GEMM-shaped: PALEO's terms, and the launch overlapped with the GPU's work as above.
-      const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
-        PassTime pt = time_pass(pc, peak, bw, p, 0.0, fresh);
-        pt.device_s = pt.paleo_s;
-        pt.paleo_s = std::max(pt.paleo_s, pc.kernels * launch);
-        return pt;
-      };
-      time_fwd = overlapped(c.forward, fwd_ppp);
-      time_fwd_train = overlapped(c.forward_train, ppps[k][2].at(c.forward_train));
-      time_bwd = overlapped(c.backward, bwd_ppp);
-    } else {
-      time_fwd = time_pass(c.forward, peak, bw, fwd_ppp, launch, fresh);
-      time_fwd_train = time_pass(c.forward_train, peak, bw, ppps[k][2].at(c.forward_train), launch, fresh);
-      time_bwd = time_pass(c.backward, peak, bw, bwd_ppp, launch, fresh);
-    }
+    std::optional<kernels::GemmPlan> largest_fwd;
+    const Ppp train_ppp = ppps[k][2].at(c.forward_train);
+    auto [time_fwd, time_fwd_train, time_bwd] =
+        timer.time(c, peak, fwd_ppp, train_ppp, bwd_ppp, full ? &largest_fwd : nullptr);
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
     const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
@@ -401,6 +379,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
     row.time_fwd = time_fwd;
     row.time_fwd_train = time_fwd_train;
     row.time_bwd = time_bwd;
+    row.gemm_fwd = largest_fwd;
     r.layers.push_back(std::move(row));
   }
 

@@ -166,6 +166,32 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
   return t;
 }
 
+LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fwd, const Ppp& train, const Ppp& bwd,
+                            std::optional<kernels::GemmPlan>* largest) const {
+  if (facts && c.matrix_unit && c.gemm_forward.count > 0) {
+    const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
+    LayerTimes t;
+    t.forward = time_gemm_pass(c.forward, c.gemm_forward, plans, *facts, peak, bandwidth, factor(fwd), launch_s,
+                               largest ? &largest->emplace() : nullptr);
+    // Most ops run the same kernels in training mode as at inference.
+    t.forward_train = c.forward_train == c.forward && factor(train) == factor(fwd)
+                          ? t.forward
+                          : time_gemm_pass(c.forward_train, c.gemm_forward, plans, *facts, peak, bandwidth, factor(train), launch_s);
+    t.backward = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
+    return t;
+  }
+  if (!micro)
+    return {time_pass(c.forward, peak, bandwidth, fwd, launch_s, fresh), time_pass(c.forward_train, peak, bandwidth, train, launch_s, fresh),
+            time_pass(c.backward, peak, bandwidth, bwd, launch_s, fresh)};
+  const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
+    PassTime pt = time_pass(pc, peak, bandwidth, p, 0.0, fresh);
+    pt.device_s = pt.paleo_s;
+    pt.paleo_s = std::max(pt.paleo_s, pc.kernels * launch_s);
+    return pt;
+  };
+  return {overlapped(c.forward, fwd), overlapped(c.forward_train, train), overlapped(c.backward, bwd)};
+}
+
 std::string_view kernel_model_name(KernelModel m) { return m == KernelModel::Micro ? "micro" : "flat"; }
 
 std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
@@ -176,7 +202,7 @@ std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
 
 PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bw, double factor,
-                        double launch_s) {
+                        double launch_s, kernels::GemmPlan* largest_plan) {
   PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
   t.kernel_model = true;
   t.gemms = gemms.count;
@@ -186,7 +212,10 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
     const kernels::GemmPlan& plan = plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
     kernel_s += plan.seconds;
     operand_bytes += (g.m * g.k + g.k * g.n + g.m * g.n) * g.count * facts.in_bytes;
-    if (g.flops() > largest) largest = g.flops(), t.gemm = plan;
+    if (g.flops() > largest) {
+      largest = g.flops();
+      if (largest_plan) *largest_plan = plan;
+    }
   }
   const double rest_s = std::max(0.0, cost.bytes() - operand_bytes) / (facts.dram_efficiency * facts.dram_bandwidth);
   t.device_s = std::max((kernel_s + rest_s) / factor, t.roofline_s);

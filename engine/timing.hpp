@@ -119,11 +119,11 @@ struct PassTime {
   Bound bound = Bound::None;
   double intensity = 0.0;   // FLOP/B; 0 when the pass moves no bytes
   double fresh_s = 0.0;     // the part of paleo_s spent faulting in fresh pages (FreshMemory)
-  // The kernel model's account (KernelModel::Micro, GEMM-shaped passes): the plan of the pass's
-  // largest GEMM, how many GEMMs it ran, and the device time before the launch floor.
+  // The kernel model's account (KernelModel::Micro): whether it timed the pass's GEMMs, how many, and
+  // the device time before the launch floor. (The plan of the largest is in the report's LayerRow: a
+  // sweep computes millions of PassTimes, which stay small.)
   bool kernel_model = false;
   int gemms = 0;
-  kernels::GemmPlan gemm;
   double device_s = 0.0;
   friend bool operator==(const PassTime&, const PassTime&) = default;
 };
@@ -168,10 +168,30 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth,
 // class's compute PPP where the device gives one, else 1). The host launches kernels while the GPU
 // runs earlier ones, so the pass takes the longer of the device time and its kernels' launch overhead.
 // Never below the roofline.
-// `plans` holds the plan of every GEMM the pass's ids name (the workload's distinct GEMMs, planned once).
+// `plans` holds the plan of every GEMM the pass's ids name (the workload's distinct GEMMs, planned once);
+// `largest`, where given, receives the plan of the pass's largest GEMM.
 PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bandwidth, double factor,
-                        double launch_overhead_s);
+                        double launch_overhead_s, kernels::GemmPlan* largest = nullptr);
+
+// The three passes of one layer (inference forward, training forward, backward), each by the model in
+// force on the device: the kernel model for a GEMM-shaped layer where `facts` are given (its PPP, where
+// the device gives one, the calibration factor on top); PALEO otherwise, its launch overhead overlapped
+// with the GPU's work under the kernel model (`micro`) and added (the flat model, as PALEO has it).
+struct LayerTimes {
+  PassTime forward, forward_train, backward;
+};
+struct LayerTimer {
+  double bandwidth = 0.0;
+  double launch_s = 0.0;
+  FreshMemory fresh;
+  bool micro = false;                                // the kernel model is in force on this device
+  const kernels::GpuFacts* facts = nullptr;          // the matrix units' facts; null: no GEMM is planned
+  std::span<const kernels::GemmPlan> plans;          // the workload's distinct GEMMs, planned on `facts`
+  // `largest`, where given, receives the plan of the forward's largest GEMM (when one was planned).
+  LayerTimes time(const OpCost& cost, const PeakUsed& peak, const Ppp& forward, const Ppp& forward_train,
+                  const Ppp& backward, std::optional<kernels::GemmPlan>* largest = nullptr) const;
+};
 
 // Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or
 // a peak or bandwidth figure that is wrong. The one judgement of it (the roofline plot flags such

@@ -84,33 +84,72 @@ double figure_or(const std::optional<ir::Figure>& f, double fallback) { return f
 
 }  // namespace
 
-GemmPlan plan_tile(const Gemm& g, const GpuFacts& f, const Tile& t, int split) {
+namespace {
+
+// What every candidate of one GEMM on one device shares, worked out once per search: the rates as
+// reciprocals (the search is a sweep's inner loop) and the unsplit DRAM traffic.
+struct Shared {
+  double per_compute;   // s per FLOP on one SM at the sustained fraction
+  double per_l2;        // s per B through L2 (0: no L2 term)
+  double per_dram;      // s per B from DRAM at the achieved rate
+  double operands;      // B of A and B
+  double output;        // B of C
+  Shared(const Gemm& g, const GpuFacts& f)
+      : per_compute(1.0 / (f.sm_flops * f.sustained)),
+        per_l2(f.l2_bandwidth > 0 ? 1.0 / f.l2_bandwidth : 0.0),
+        per_dram(1.0 / (f.dram_efficiency * f.dram_bandwidth)),
+        operands((g.m * g.k + g.k * g.n) * f.in_bytes * g.count),
+        output(g.m * g.n * f.out_bytes * g.count) {}
+};
+
+// The model's terms for one candidate (the formulas of gemm.hpp, in this one place).
+struct Terms {
+  double tiles, waves, iters, fill, compute_s, l2_s, dram_s, reduction_s;
+  double seconds() const { return std::max({compute_s, l2_s, dram_s}) + reduction_s; }
+};
+
+// Tile sides and K steps are powers of two, so x * (1 / side) is x / side exactly (a sweep's inner
+// loop saves the divisions).
+double over(double x, int power_of_two) { return x * (1.0 / power_of_two); }
+
+Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, int split) {
+  Terms r;
+  r.tiles = std::ceil(over(g.m, t.m)) * std::ceil(over(g.n, t.n)) * g.count * split;
+  r.waves = std::ceil(r.tiles / f.sms);
+  r.iters = std::ceil(over(split == 1 ? g.k : std::ceil(g.k / split), t.k));
+  r.fill = t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) / (static_cast<double>(t.m + t.n) * t.k * f.in_bytes);
+  r.compute_s = r.waves * (2.0 * t.m * t.n * t.k) * (r.iters + r.fill) * s.per_compute;
+  r.l2_s = r.tiles * static_cast<double>(t.m + t.n) * t.k * r.iters * f.in_bytes * s.per_l2;
+  const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
+  r.dram_s = (s.operands + (split > 1 ? partials : s.output)) * s.per_dram;
+  r.reduction_s = split > 1 ? (partials + s.output) * s.per_dram : 0.0;
+  return r;
+}
+
+GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Tile& t, int split, const Terms& r) {
   GemmPlan p;
   p.tile = t;
   p.split_k = split;
-  p.tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.count * split;
-  p.waves = std::ceil(p.tiles / f.sms);
-  p.wave_efficiency = p.tiles / (p.waves * f.sms);
-  const double iters = std::ceil(std::ceil(g.k / split) / t.k);
-  const double fill = t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) /
-                                     (static_cast<double>(t.m + t.n) * t.k * f.in_bytes);
-  p.mainloop_efficiency = iters / (iters + fill);
-  const double tile_step_flops = 2.0 * t.m * t.n * t.k;
-  p.compute_s = p.waves * tile_step_flops * (iters + fill) / (f.sm_flops * f.sustained);
-  if (f.l2_bandwidth > 0)
-    p.l2_s = p.tiles * static_cast<double>(t.m + t.n) * t.k * iters * f.in_bytes / f.l2_bandwidth;
-  const double dram_rate = f.dram_efficiency * f.dram_bandwidth;
-  const double operands = (g.m * g.k + g.k * g.n) * f.in_bytes * g.count;
-  const double output = g.m * g.n * f.out_bytes * g.count;
-  const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
-  p.dram_s = (operands + (split > 1 ? partials : output)) / dram_rate;
-  if (split > 1) p.reduction_s = (partials + output) / dram_rate;
-  p.seconds = std::max({p.compute_s, p.l2_s, p.dram_s}) + p.reduction_s;
+  p.tiles = r.tiles;
+  p.waves = r.waves;
+  p.wave_efficiency = r.tiles / (r.waves * f.sms);
+  p.mainloop_efficiency = r.iters / (r.iters + r.fill);
+  p.compute_s = r.compute_s;
+  p.l2_s = r.l2_s;
+  p.dram_s = r.dram_s;
+  p.reduction_s = r.reduction_s;
+  p.seconds = r.seconds();
   p.limit = p.compute_s >= p.l2_s && p.compute_s >= p.dram_s ? Limit::Compute
             : p.l2_s >= p.dram_s                              ? Limit::L2
                                                               : Limit::Dram;
   p.fraction_of_peak = p.seconds > 0 ? g.flops() / (p.seconds * f.sms * f.sm_flops) : 0.0;
   return p;
+}
+
+}  // namespace
+
+GemmPlan plan_tile(const Gemm& g, const GpuFacts& f, const Tile& t, int split) {
+  return plan_from(g, f, t, split, terms(g, f, Shared(g, f), t, split));
 }
 
 std::string_view limit_name(Limit l) {
@@ -168,45 +207,24 @@ namespace {
 // formulas. The search keeps only the time; the winner's whole plan is made once at the end.
 GemmPlan search(const Gemm& g, const GpuFacts& f) {
   const Shapes shapes = shapes_of(f.family, f.matrix, f.in_bytes);
+  const Shared shared(g, f);
   Tile best_tile{};
   int best_split = 1;
-  double best_s = 0.0;
+  Terms best{};
   bool have = false;
   for (const Shape* s = shapes.begin; s != shapes.end; ++s) {
     const Tile t{s->m, s->n, shapes.k, s->stages};
     // A tile whose pipeline does not fit the SM's shared memory is no candidate there.
     if (f.shared_memory > 0 && static_cast<double>(t.stages) * (t.m + t.n) * t.k * f.in_bytes > f.shared_memory) continue;
-    const double unsplit_tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.count;
-    for (const int split : kSplits) {
-      if (split > 1 && (unsplit_tiles >= f.sms || std::ceil(g.k / split) < 2.0 * t.k)) break;
-      const double seconds = plan_tile(g, f, t, split).seconds;
-      if (!have || seconds < best_s) best_s = seconds, best_tile = t, best_split = split, have = true;
+    for (std::size_t i = 0; i < kSplits.size(); ++i) {
+      const Terms r = terms(g, f, shared, t, kSplits[i]);
+      if (!have || r.seconds() < best.seconds()) best = r, best_tile = t, best_split = kSplits[i], have = true;
+      // Split further only while the tiles leave SMs idle and the next split keeps two K steps a slice.
+      if (r.tiles >= f.sms || i + 1 == kSplits.size() || std::ceil(g.k / kSplits[i + 1]) < 2.0 * t.k) break;
     }
   }
-  return have ? plan_tile(g, f, best_tile, best_split) : GemmPlan{};
+  return have ? plan_from(g, f, best_tile, best_split, best) : GemmPlan{};
 }
-
-// A sweep times the same layer shapes on the same devices again and again (issue #32's speed goal),
-// so each (shape, facts) is searched once per thread; the facts enter the key as their fingerprint.
-// Bounded: cleared when it grows past kCacheLimit entries.
-struct PlanKey {
-  double m, n, k, count;
-  std::uint64_t facts;
-  bool operator==(const PlanKey&) const = default;
-};
-struct PlanKeyHash {
-  std::size_t operator()(const PlanKey& key) const {
-    std::uint64_t h = key.facts;
-    for (const double x : {key.m, key.n, key.k, key.count}) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &x, sizeof bits);
-      h = (h ^ bits) * 0x100000001b3ULL;   // FNV-1a's prime, a word at a time
-      h ^= h >> 29;
-    }
-    return static_cast<std::size_t>(h);
-  }
-};
-constexpr std::size_t kCacheLimit = 1 << 16;
 
 }  // namespace
 
@@ -224,11 +242,7 @@ std::uint64_t fingerprint(const GpuFacts& f) {
 
 GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
-  thread_local std::unordered_map<PlanKey, GemmPlan, PlanKeyHash> cache;
-  const PlanKey key{g.m, g.n, g.k, g.count, f.fingerprint != 0 ? f.fingerprint : fingerprint(f)};
-  if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  if (cache.size() >= kCacheLimit) cache.clear();
-  return cache.emplace(key, search(g, f)).first->second;
+  return search(g, f);
 }
 
 }  // namespace ridge::engine::kernels

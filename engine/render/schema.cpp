@@ -121,8 +121,8 @@ const auto kRunColumns = std::array{
 // A cell from the kernel model's plan of a layer's forward GEMM, or null where none was made.
 template <class Get>
 Cell gemm_cell(const LayerAt& x, Get get) {
-  if (!x.layer->time_fwd.kernel_model) return Cell{};
-  return get(x.layer->time_fwd.gemm);
+  if (!x.layer->gemm_fwd) return Cell{};
+  return get(*x.layer->gemm_fwd);
 }
 
 const auto kLayerColumns = std::array{
