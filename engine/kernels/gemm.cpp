@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
-#include <functional>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace ridge::engine::kernels {
@@ -197,7 +194,6 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
                           : kDramEfficiency;
   f.sustained = sustained_fraction(f.family, f.matrix);
   f.shared_memory = figure_or(a.shared_memory, 0.0);
-  f.fingerprint = fingerprint(f);
   return f;
 }
 
@@ -227,18 +223,6 @@ GemmPlan search(const Gemm& g, const GpuFacts& f) {
 }
 
 }  // namespace
-
-std::uint64_t fingerprint(const GpuFacts& f) {
-  std::uint64_t h = std::hash<std::string_view>{}(f.family);
-  for (const double x : {f.sms, f.sm_flops, f.matrix ? 1.0 : 0.0, f.shared_memory, f.l2_bandwidth, f.dram_bandwidth,
-                         f.dram_efficiency, f.sustained, f.in_bytes, f.out_bytes}) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &x, sizeof bits);
-    h = (h ^ bits) * 0x100000001b3ULL;
-    h ^= h >> 29;
-  }
-  return h | 1;   // never 0, which GpuFacts uses for "not computed"
-}
 
 GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};

@@ -26,7 +26,6 @@
 
 #include "lang/ir/device.hpp"
 
-#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -61,11 +60,7 @@ struct GpuFacts {
   double sustained = 0;         // the family's main-loop fraction of SM peak (above)
   double in_bytes = 0;          // bytes per input element
   double out_bytes = 0;         // bytes per output element
-  std::uint64_t fingerprint = 0;   // fingerprint() of the fields above; 0: not computed (plan_gemm computes it)
 };
-
-// A hash of every field the model reads: facts with the same fingerprint plan every GEMM alike.
-std::uint64_t fingerprint(const GpuFacts& facts);
 
 // The facts for GEMMs at `precision` on `device` (matrix units when `matrix_unit` and the device's
 // arch gives a matrix rate for the precision), or nothing when the device describes no
