@@ -295,7 +295,7 @@ class Checker {
       const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
       const double v = quantity ? quantity->number : 0.0;
       if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
-        error_value(entry.value, "'arch.units' takes a whole number of units (SMs, cores, MXUs), e.g. 108");
+        error_value(entry.value, "'arch.units' takes a whole number of units (SMs, cores, TensorCores), e.g. 108");
       } else if (auto source = source_of(entry)) {
         arch().units = ir::Figure{v, std::move(*source)};
         has_units_ = true;

@@ -99,13 +99,13 @@ struct Efficiency {
 };
 
 // The microarchitecture the peaks come from (issue #32): what a kernel model needs to say how much of
-// a peak an op reaches. Per unit (a GPU's SM, a CPU's core, a TPU's MXU) and per clock, so that
+// a peak an op reaches. Per unit (a GPU's SM, a CPU's core, a TPU's TensorCore) and per clock, so that
 // units x per-clock work x clock multiplies out to the datasheet's peak (a catalogue test checks it).
 // Everything but the family, the unit count and the clock is optional: a figure a device's vendor does
 // not publish stays absent, and the kernel model says what it did without it.
 struct Microarchitecture {
   std::string family;                              // "volta", "turing", "ampere", "hopper", ...: the library's tile set
-  Figure units;                                    // SMs (GPU), cores (CPU), MXUs (TPU)
+  Figure units;                                    // SMs (GPU), cores (CPU), TensorCores (TPU)
   Figure clock;                                    // Hz the vector peaks assume
   std::optional<Figure> matrix_clock;              // Hz the matrix peaks assume; absent: `clock`
   std::map<Precision, Figure> vector_per_clock;    // FLOP per clock per unit on the general-purpose lanes
