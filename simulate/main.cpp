@@ -15,6 +15,7 @@
 #include "simulate/report_options.hpp"
 
 #include "engine/io/atomic_file.hpp"
+#include "engine/io/output_safety.hpp"
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
 #include "engine/render/render.hpp"
@@ -61,39 +62,6 @@ std::vector<std::int64_t> parse_batches(const std::string& text) {
     start = comma + 1;
   }
   return batches;
-}
-
-// What a path names, for telling whether two paths are one file however they are spelt (`a.net`,
-// `./a.net`, a link, a hard link): the file's device and inode; for a file not there yet, its folder's
-// device and inode and its name. Empty for paths that do not name a regular file or a folder's entry.
-std::optional<std::tuple<dev_t, ino_t, std::string>> identity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) return std::nullopt;   // /dev/null, a FIFO: written through, never replaced
-    return std::tuple{st.st_dev, st.st_ino, std::string()};
-  }
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  if (::stat(dir.c_str(), &st) != 0) return std::nullopt;   // the write fails later, saying why
-  return std::tuple{st.st_dev, st.st_ino, p.filename().string()};
-}
-
-// Refuses a run whose outputs include one of its inputs, or one file twice: `-o self.net` would
-// replace the network with the report, `--svg a --trace a` keep only one of them.
-void check_outputs(const std::vector<std::pair<std::string, std::string>>& inputs,     // what, path
-                   const std::vector<std::pair<std::string, std::string>>& outputs) {  // what, path
-  std::vector<std::pair<std::tuple<dev_t, ino_t, std::string>, std::string>> seen;
-  for (const auto& [what, path] : inputs)
-    if (auto id = identity(path)) seen.emplace_back(*id, what + " '" + path + "'");
-  for (const auto& [what, path] : outputs) {
-    const auto id = identity(path);
-    if (!id) continue;
-    for (const auto& [other, said] : seen)
-      if (other == *id)
-        throw UsageError(what + " '" + path + "' is the same file as the " + said +
-                         "; a run never writes over its inputs or writes one file twice");
-    seen.emplace_back(*id, what + " '" + path + "'");
-  }
 }
 
 lang::Overrides parse_sets(const std::vector<std::string>& sets) {
@@ -188,7 +156,7 @@ int main(int argc, char** argv) {
     for (std::string& p : extra_networks) p = lang::resolve_network_path(p);
     // Outputs: never an input, never one file twice; `-` is standard output for -o, and for one of
     // --svg / --trace when -o takes the report.
-    std::vector<std::pair<std::string, std::string>> inputs{{"network", net_path}}, outputs;
+    std::vector<engine::io::NamedPath> inputs{{"network", net_path}}, outputs;
     for (const std::string& p : extra_networks) inputs.emplace_back("network", p);
     for (const std::string& p : hw_paths) inputs.emplace_back("device file", p);
     if (!report_options.measured.empty()) inputs.emplace_back("--measured file", report_options.measured);
@@ -202,7 +170,7 @@ int main(int argc, char** argv) {
       if (path == "-" && ++to_stdout > 1)
         throw UsageError(what + " -: standard output already carries " + (report_to_stdout ? "the report; give -o FILE for it"
                                                                                             : "another output"));
-    check_outputs(inputs, outputs);
+    engine::io::check_outputs(inputs, outputs);
 
     lang::Overrides overrides = parse_sets(sets);
     overrides.merge(parse_sets(dims));
@@ -363,10 +331,10 @@ int main(int argc, char** argv) {
     }
     if (!report_to_stdout) files.emplace(files.begin(), output, std::move(text));
     // Again over every file the run makes, the figures named from the --svg stem included.
-    std::vector<std::pair<std::string, std::string>> made;
+    std::vector<engine::io::NamedPath> made;
     for (const auto& f : files)
       if (f.first != "-") made.emplace_back("output", f.first);
-    check_outputs(inputs, made);
+    engine::io::check_outputs(inputs, made);
     // Everything computed: write every file to a temporary, then rename them all; an error before the
     // commit leaves every previous file as it was and no temporary behind.
     engine::io::AtomicFiles batch;

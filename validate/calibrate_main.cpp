@@ -9,6 +9,7 @@
 #include "validate/measurements_csv.hpp"
 
 #include "engine/io/atomic_file.hpp"
+#include "engine/io/output_safety.hpp"
 #include "lang/ir/ops.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
@@ -250,11 +251,20 @@ int main(int argc, char** argv) {
       return lang::load_network(path, own);
     };
     std::vector<validate::CalibrationNetwork> inputs;
-    for (const auto& n : nets) inputs.push_back({load(n), false});
-    for (const auto& n : holdout) inputs.push_back({load(n), true});
+    std::vector<engine::io::NamedPath> read;   // every file the run reads, for the output-safety rule
+    for (const auto& n : nets) inputs.push_back({load(n), false}), read.push_back({"network", lang::resolve_network_path(n)});
+    for (const auto& n : holdout) inputs.push_back({load(n), true}), read.push_back({"held-out network", lang::resolve_network_path(n)});
+    if (!base.empty()) read.push_back({"--base device file", lang::resolve_device_path(base)});
     for (const auto& [name, value] : overrides)
       if (!applied.count(name))
         throw std::invalid_argument("--set " + name + "=" + value + ": no network given declares a parameter '" + name + "'");
+    // Before anything is measured: no output may be an input, another output, or a link to either.
+    std::vector<engine::io::NamedPath> written{{"--out", out}};
+    const std::size_t asked = nets.size() + holdout.size();
+    if (!measurements.empty())
+      for (const auto& n : inputs)
+        written.push_back({"--measurements", asked == 1 ? measurements : validate::measurements_path(measurements, n.network.name)});
+    engine::io::check_outputs(read, written);
 
     const validate::CalibrationResult r = validate::calibrate(inputs, o);
     print_report(r, layers);
@@ -266,8 +276,6 @@ int main(int argc, char** argv) {
     engine::io::write_file_atomically(out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
                                                                          ". Regenerate rather than edit."));
     std::cerr << "wrote " << out << std::endl;
-    const std::size_t asked = static_cast<std::size_t>(
-        std::count_if(r.networks.begin(), r.networks.end(), [](const auto& n) { return !n.probe; }));
     if (!measurements.empty())
       for (const auto& n : r.networks) {
         if (n.probe) continue;   // the user's networks only

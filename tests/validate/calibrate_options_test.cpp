@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <unistd.h>
@@ -147,4 +149,41 @@ TEST_CASE("calibrate --set reaches the networks that declare the parameter, and 
   const auto malformed = calibrate("--out x.hw --set seq_len alexnet");
   CHECK(malformed.status == 1);
   CHECK_THAT(malformed.err, Catch::Contains("expected name=value"));
+}
+
+// Issue #41: `calibrate tiny.net --out tiny.net` replaced the network with the calibrated .hw, and
+// `--measurements tiny.net` with a CSV; `--out link.hw`, a link to the network, wrote through the
+// link. Each is refused before anything is measured (the refusals take milliseconds, where a
+// calibration takes seconds), and the network is left as it was.
+TEST_CASE("calibrate never writes over its inputs, nor one file twice, nor through a link to an input") {
+  const fs::path d = fs::temp_directory_path() / ("ridge-calibrate-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  const std::string net = (d / "tiny.net").string();
+  const std::string text = "network tiny {\n  input x: [4]\n  return x -> linear(2)\n}\n";
+  {
+    std::ofstream(net) << text;
+  }
+  const fs::path link = d / "link.hw";
+  fs::remove(link);
+  fs::create_symlink(net, link);
+  const std::pair<std::string, std::string> cases[] = {
+      {"--out " + net + " " + net, "--out '" + net + "' is the same file as the network"},
+      {"--out " + (d / "ok.hw").string() + " --measurements " + net + " " + net,
+       "--measurements '" + net + "' is the same file as the network"},
+      {"--out " + link.string() + " " + net, "--out '" + link.string() + "' is the same file as the network"},
+      {"--out " + (d / "twice.csv").string() + " --measurements " + (d / "twice.csv").string() + " " + net,
+       "--measurements '" + (d / "twice.csv").string() + "' is the same file as the --out"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const auto r = calibrate(args);
+    REQUIRE(r.exited);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Catch::Contains(message));
+    CHECK_FALSE(fs::exists(d / "ok.hw"));
+  }
+  std::ifstream in(net);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(after == text);
+  CHECK(fs::is_symlink(link));
 }
