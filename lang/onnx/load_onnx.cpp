@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
 #include <sys/stat.h>
 
@@ -70,19 +71,20 @@ OnnxImport load_onnx(const std::string& path, const OnnxOptions& options) {
   if (static_cast<std::uintmax_t>(st.st_size) > kMaxOnnxFileBytes)
     refuse(path, "file is " + std::to_string(st.st_size) + " bytes; .onnx files are limited to " + std::to_string(kMaxOnnxFileBytes) +
                      " bytes (protobuf's limit)");
+  // A model is a regular file of known size, read into one buffer of that size: a device (/dev/zero)
+  // or a FIFO would be read until the limit, 1 MiB at a time (issue #41).
+  if (!S_ISREG(st.st_mode)) refuse(path, "is not a regular file; give the path of an .onnx model file");
   std::ifstream in(path, std::ios::binary);
   if (!in) refuse(path, std::string("cannot open file: ") + std::strerror(errno));
+  const auto size = static_cast<std::size_t>(st.st_size);
   std::string bytes;
-  // At most one byte past the limit, so a growing file or a FIFO cannot run memory away.
-  constexpr std::size_t chunk = 1 << 20;
-  while (in && bytes.size() <= kMaxOnnxFileBytes) {
-    const std::size_t at = bytes.size();
-    bytes.resize(at + chunk);
-    in.read(bytes.data() + at, static_cast<std::streamsize>(chunk));
-    bytes.resize(at + static_cast<std::size_t>(in.gcount()));
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    refuse(path, "file is " + std::to_string(size) + " bytes, more than this process can allocate to read it");
   }
-  if (bytes.size() > kMaxOnnxFileBytes)
-    refuse(path, "file is more than " + std::to_string(kMaxOnnxFileBytes) + " bytes; .onnx files are limited to that (protobuf's limit)");
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::size_t>(in.gcount()) != size) refuse(path, "read error: the file changed while it was read");
   return parse_onnx(bytes, path, options);
 }
 

@@ -184,4 +184,7 @@ TEST_CASE("an op Ridge cannot model names the op, the node and its inputs; --all
 TEST_CASE("files that cannot be models are refused by path") {
   CHECK_THROWS_WITH(lang::load_onnx("/nonexistent/m.onnx"), Catch::Contains("cannot open file"));
   CHECK_THROWS_WITH(lang::load_onnx(RIDGE_ONNX_FIXTURES), Catch::Contains("is a directory"));
+  // Issue #41: a device was read until protobuf's 2 GB limit, 1 MiB at a time, and ran out of memory.
+  // It is refused at once: a model is a regular file, read into one buffer of its size.
+  CHECK_THROWS_WITH(lang::load_onnx("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("is not a regular file"));
 }
