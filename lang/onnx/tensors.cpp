@@ -85,11 +85,13 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
 
 std::int64_t as_int(double v, const std::string& what) {
   if (is_batch(v)) throw OnnxError(what + " depends on the batch size, which Ridge keeps out of the graph");
-  if (!(std::abs(v) < 9.3e18) || v != std::floor(v)) {
-    if (v >= 9.2e18) return std::numeric_limits<std::int64_t>::max();   // INT64_MAX as read back: "to the end"
-    if (v <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
-    throw OnnxError(what + " is " + std::to_string(v) + ", not an integer");
-  }
+  // int64's range as doubles is [-2^63, 2^63): INT64_MAX reads back as 2^63 ("to the end" in a Slice),
+  // and any value at or past it is taken as that, never cast (the cast would be undefined; issue #41's
+  // fuzz finding cast 9.22e18, inside an older bound of 9.3e18).
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (v >= kTwo63) return std::numeric_limits<std::int64_t>::max();
+  if (v < -kTwo63) return std::numeric_limits<std::int64_t>::min();
+  if (!(v == std::floor(v))) throw OnnxError(what + " is " + std::to_string(v) + ", not an integer");
   return static_cast<std::int64_t>(v);
 }
 

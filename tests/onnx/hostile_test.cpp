@@ -188,3 +188,25 @@ TEST_CASE("files that cannot be models are refused by path") {
   // It is refused at once: a model is a regular file, read into one buffer of its size.
   CHECK_THROWS_WITH(lang::load_onnx("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("is not a regular file"));
 }
+
+// The fuzz finding of issue #41 (kept in the ONNX target's seed corpus, tests/fuzz/seeds/onnx/): a
+// value of 9.22e18, past int64's range, was cast to int64 (undefined; the sanitizer build stopped).
+// Imported both ways the fuzz target imports, it ends in an import or a diagnostic; the sanitizer
+// build of this test is what would catch the cast.
+TEST_CASE("the int64-cast fuzz finding imports or is refused, with no undefined cast") {
+  std::ifstream in(std::string(RIDGE_SOURCE_DIR) + "/tests/fuzz/seeds/onnx/onnx-int64-cast-81de408.onnx", std::ios::binary);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (const bool allow_unknown : {false, true}) {
+    lang::OnnxOptions options;
+    options.dims = {{"seq_len", 16}, {"batch", 2}, {"N", 3}};
+    options.allow_unknown = allow_unknown;
+    try {
+      const auto net = lang::parse_onnx(ss.str(), "finding.onnx", options).network;
+      CHECK_FALSE(net.layers.empty());
+    } catch (const lang::Error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("finding.onnx"));
+    }
+  }
+}
