@@ -17,7 +17,8 @@
 //   L2      = tiles * (tile.m + tile.n) * tile.k * iters * in_bytes / L2 bandwidth
 //   DRAM    = ((m k + k n) in_bytes + m n out_bytes) * count / (dram_efficiency * bandwidth)
 //             (+ split-K's fp32 partials, written and read back by the reduction)
-//   time    = max(compute, L2, DRAM) + reduction
+//   time    = max(compute, L2, DRAM) + reduction + fixed
+//             (fixed: each kernel's time beside its work, one figure fitted for every GPU; gemm.cpp)
 // The candidate with the least time is taken, as a library's heuristic (or its autotuner) would.
 // `sustained` is the fraction of the SM's peak a tile's steady main loop reaches (issue, power and
 // clock limits no figure in the datasheet gives): one figure per architecture family, fitted on the
@@ -81,6 +82,7 @@ struct GemmPlan {
   double wave_efficiency = 0;
   double mainloop_efficiency = 0;
   double compute_s = 0, l2_s = 0, dram_s = 0, reduction_s = 0;
+  double fixed_s = 0;            // the kernels' fixed time (launch on the GPU, first loads, drain)
   double seconds = 0;            // the kernel's time on the GPU (launch overhead not included)
   double fraction_of_peak = 0;   // the GEMM's FLOPs / (seconds * SMs * SM peak)
   Limit limit = Limit::Compute;

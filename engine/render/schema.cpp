@@ -164,6 +164,7 @@ const auto kLayerColumns = std::array{
     Column<LayerAt>{"wave_efficiency_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.wave_efficiency}; }); }},
     Column<LayerAt>{"mainloop_efficiency_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.mainloop_efficiency}; }); }},
     Column<LayerAt>{"fraction_of_peak_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.fraction_of_peak}; }); }},
+    Column<LayerAt>{"fixed_fwd_s", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.fixed_s}; }); }},
     Column<LayerAt>{"device_fwd_s", [](const LayerAt& x) { return gemm_cell(x, [&](const auto&) { return Cell{x.layer->time_fwd.device_s}; }); }},
     Column<LayerAt>{"limit_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return name(kernels::limit_name(g.limit)); }); }},
 };

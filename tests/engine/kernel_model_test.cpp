@@ -91,7 +91,9 @@ TEST_CASE("the main loop's efficiency is iterations over iterations plus the fil
   // DRAM: (4096*1024 * 2 operands + 4096*4096 out) * 2 B / 1555 GB/s.
   CHECK_THAT(p.dram_s, WithinRel((2.0 * 4096 * 1024 + 4096.0 * 4096) * 2 / 1555e9, 1e-12));
   CHECK(p.limit == kernels::Limit::Compute);
-  CHECK_THAT(p.seconds, WithinRel(p.compute_s, 1e-12));
+  // The kernel's time: the largest term, plus one kernel's fixed time (no split, so no reduction).
+  CHECK(p.fixed_s > 0);
+  CHECK_THAT(p.seconds, WithinRel(p.compute_s + p.fixed_s, 1e-12));
 }
 
 TEST_CASE("a larger K never lowers a tile's main-loop efficiency") {
@@ -134,10 +136,15 @@ TEST_CASE("split-K is taken where a GEMM has fewer tiles than SMs and a long K")
 }
 
 TEST_CASE("a matrix-vector product is limited by DRAM, at the weights' bytes over the bandwidth") {
-  // m = 1 (one token's decode): 4096 x 4096 bf16 weights, 33.5 MB, at 1555 GB/s: ~21.6 us.
+  // m = 1 (one token's decode): 4096 x 4096 bf16 weights, 33.5 MB, at 1555 GB/s: ~21.6 us, and the
+  // kernel's fixed time beside it.
   const auto p = kernels::plan_gemm({1, 4096, 4096, 1}, a100());
   CHECK(p.limit == kernels::Limit::Dram);
-  CHECK_THAT(p.seconds, WithinRel((4096.0 * 4096 + 4096 + 4096) * 2 / 1555e9, 1e-9));
+  CHECK_THAT(p.dram_s, WithinRel((4096.0 * 4096 + 4096 + 4096) * 2 / 1555e9, 1e-9));
+  CHECK_THAT(p.seconds, WithinRel(p.dram_s + p.fixed_s, 1e-12));
+  // Split-K's reduction is a second kernel, with a fixed time of its own.
+  const auto split = kernels::plan_tile({256, 256, 16384, 1}, a100(), {64, 64, 32, 10}, 4);
+  CHECK_THAT(split.fixed_s, WithinRel(2 * p.fixed_s, 1e-12));
 }
 
 TEST_CASE("a tile whose pipeline overflows shared memory is no candidate") {

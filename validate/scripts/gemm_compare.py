@@ -20,7 +20,8 @@ What each row is compared with:
   validate/scripts/gemm_compare.py --fit           # what the fit rows imply for each family's constant
 
 --fit prints, per (family, unit), the sustained fraction that would make the kernel model's fit rows
-exact (the median over the family's compute-limited fit rows of sustained * predicted / measured); the
+exact (the median over the family's compute-limited fit rows of sustained * predicted / measured), and
+the kernel's fixed time the DRAM-bound fit rows imply (the median of measured less modelled work); the
 figures in engine/kernels/gemm.cpp were taken from it. Prediction rows never enter it.
 """
 import argparse
@@ -94,6 +95,7 @@ def main():
 
     groups = collections.defaultdict(lambda: {"micro": [], "flat": []})
     implied = collections.defaultdict(list)
+    fixed_rows = []   # DRAM-bound fit rows: measured time less the modelled time without the fixed term
     if args.rows:
         print("| device | dtype | m | n | k | batch | timing | split | measured TFLOP/s | micro | flat | tile | waves | limit |")
         print("|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|---|--:|---|")
@@ -103,12 +105,17 @@ def main():
         errors = {m: res[m][0] / measured_s - 1.0 for m in ("micro", "flat")}
         host_bound = row["timing"] == "host" and measured_s < HOST_BOUND_S
         kind = "host-bound" if host_bound else row["split"]
-        for key in [(kind, "all"), (kind, row["timing"]), (kind, f"{row['device_id']} {row['dtype']}")]:
+        keys = [(kind, "all"), (kind, row["timing"]), (kind, f"{row['device_id']} {row['dtype']}")]
+        if row["device_id"].startswith(("a100", "h100")):
+            keys.append((kind, "A100 and H100"))   # the issue's criterion: its rows, every dtype
+        for key in keys:
             for m in ("micro", "flat"):
                 groups[key][m].append(abs(errors[m]))
         layer = res["micro"][1]
         if row["split"] == "fit" and layer.get("limit_fwd") == "compute":
             implied[(family_of(row["device_id"]), row["dtype"] != "fp32")].append(res["micro"][0] / measured_s)
+        if row["split"] == "fit" and layer.get("limit_fwd") == "dram":
+            fixed_rows.append(measured_s - (res["micro"][0] - layer["fixed_fwd_s"]))
         if args.rows:
             print(f"| {row['device_id']} | {row['dtype']} | {row['m']} | {row['n']} | {row['k']} | {row['batch']} | "
                   f"{row['timing']} | {kind} | {float(row['measured_tflops']):.2f} | {errors['micro'] * 100:+.1f} % | "
@@ -118,7 +125,7 @@ def main():
     print("|---|---|--:|--:|--:|")
     for kind in ("fit", "predict", "host-bound"):
         keys = sorted(k for k in groups if k[0] == kind)
-        keys.sort(key=lambda k: (k[1] != "all", k[1] not in ("kernel", "host"), k[1]))
+        keys.sort(key=lambda k: (k[1] != "all", k[1] != "A100 and H100", k[1] not in ("kernel", "host"), k[1]))
         for key in keys:
             g = groups[key]
             print(f"| {kind} | {key[1]} | {len(g['micro'])} | {median_pct(g['micro'])} | {median_pct(g['flat'])} |")
@@ -130,6 +137,10 @@ def main():
         for (family, matrix), ratios in sorted(implied.items()):
             print(f"  {family:8s} {'tensor' if matrix else 'simt':6s} rows {len(ratios)}  median ratio {statistics.median(ratios):.4f}  "
                   f"ratios {', '.join(f'{r:.3f}' for r in ratios)}")
+        if fixed_rows:
+            print(f"DRAM-bound fit rows ({len(fixed_rows)}): measured less modelled work, median "
+                  f"{statistics.median(fixed_rows) * 1e6:.2f} us (the kernel's fixed time); "
+                  f"each {', '.join(f'{x * 1e6:.2f}' for x in fixed_rows)} us")
     return 0
 
 
