@@ -183,8 +183,11 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
   if (!micro)
     return {time_pass(c.forward, peak, bandwidth, fwd, launch_s, fresh), time_pass(c.forward_train, peak, bandwidth, train, launch_s, fresh),
             time_pass(c.backward, peak, bandwidth, bwd, launch_s, fresh)};
+  // Under the kernel model every kernel also pays its fixed time on the GPU (kernels::GpuFacts).
+  const double fixed = facts ? facts->kernel_fixed_s : 0.0;
   const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
     PassTime pt = time_pass(pc, peak, bandwidth, p, 0.0, fresh);
+    pt.paleo_s += pc.kernels * fixed;
     pt.device_s = pt.paleo_s;
     pt.paleo_s = std::max(pt.paleo_s, pc.kernels * launch_s);
     return pt;
@@ -217,7 +220,10 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
       if (largest_plan) *largest_plan = plan;
     }
   }
-  const double rest_s = std::max(0.0, cost.bytes() - operand_bytes) / (facts.dram_efficiency * facts.dram_bandwidth);
+  // The pass's other kernels (a materialised softmax) stream the bytes beyond the GEMMs' operands, each
+  // with a kernel's fixed time.
+  const double rest_s = std::max(0.0, cost.bytes() - operand_bytes) / (facts.dram_efficiency * facts.dram_bandwidth) +
+                        std::max(0, cost.kernels - gemms.count) * facts.kernel_fixed_s;
   t.device_s = std::max((kernel_s + rest_s) / factor, t.roofline_s);
   t.paleo_s = std::max(t.device_s, cost.kernels * launch_s);
   return t;

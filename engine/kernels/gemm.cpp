@@ -127,7 +127,7 @@ Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, in
   const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
   r.dram_s = (s.operands + (split > 1 ? partials : s.output)) * s.per_dram;
   r.reduction_s = split > 1 ? (partials + s.output) * s.per_dram : 0.0;
-  r.fixed_s = (split > 1 ? 2 : 1) * kKernelFixedSeconds;   // split-K's reduction is a kernel of its own
+  r.fixed_s = (split > 1 ? 2 : 1) * f.kernel_fixed_s;   // split-K's reduction is a kernel of its own
   return r;
 }
 
@@ -202,6 +202,7 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
                           ? std::min(1.0, device.measured_bandwidth->value / f.dram_bandwidth)
                           : kDramEfficiency;
   f.sustained = sustained_fraction(f.family, f.matrix);
+  f.kernel_fixed_s = kKernelFixedSeconds;
   f.shared_memory = figure_or(a.shared_memory, 0.0);
   return f;
 }

@@ -59,6 +59,7 @@ struct GpuFacts {
   double dram_bandwidth = 0;    // B/s, the datasheet's
   double dram_efficiency = 0;   // the fraction of it a streaming kernel reaches
   double sustained = 0;         // the family's main-loop fraction of SM peak (above)
+  double kernel_fixed_s = 0;    // every kernel's fixed time on the GPU beside its work (gemm.cpp)
   double in_bytes = 0;          // bytes per input element
   double out_bytes = 0;         // bytes per output element
 };
