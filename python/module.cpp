@@ -159,6 +159,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_property_readonly("run_count", [](const RunResults& r) { return r.results.reports.size(); });
 
   m.attr("schema") = std::string(engine::render::kSchema);
+  m.attr("max_batch") = engine::kMaxBatch;
   m.def("device_counts_up_to", &engine::device_counts_up_to, py::arg("n"));
   m.def("resolve_network_path", &lang::resolve_network_path, py::arg("name"));
   m.def("resolve_device_path", &lang::resolve_device_path, py::arg("name"));

@@ -202,6 +202,24 @@ def _as_list(value):
     return [value]
 
 
+def _whole_numbers(keyword, value, largest):
+    """value (one or a list) as whole numbers in [1, largest], or RidgeError naming the keyword.
+
+    Python's int() would take 8.5 (as 8), True (as 1) and a huge int (as pybind's TypeError): each is
+    refused here instead, as the program refuses --batch 8.5 (issue #41)."""
+    values = _as_list(value)
+    if not values:
+        raise RidgeError(f"{keyword}: give at least one value")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise RidgeError(f"{keyword}: {v!r} is not a whole number")
+        if not 1 <= v <= largest:
+            raise RidgeError(f"{keyword}: {v} is not between 1 and {largest}")
+        out.append(v)
+    return out
+
+
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
              correlate=(), layers=True, kernel_model="micro", **parameters):
@@ -218,7 +236,7 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
     args = _ridge.RunArgs()
-    args.batches = [int(b) for b in _as_list(batch)]
+    args.batches = _whole_numbers("batch", batch, _ridge.max_batch)
     args.dtypes = [str(d) for d in _as_list(dtype)]
     args.optimizer = optimizer
     args.recompute = recompute
@@ -226,10 +244,10 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     args.master_weights = master_weights
     args.weights = weights
     if devices is not None:
-        if isinstance(devices, int):
-            args.device_counts = _ridge.device_counts_up_to(devices)
+        if isinstance(devices, int) and not isinstance(devices, bool):
+            args.device_counts = _ridge.device_counts_up_to(_whole_numbers("devices", devices, 65536)[0])
         else:
-            args.device_counts = [int(n) for n in devices]
+            args.device_counts = _whole_numbers("devices", devices, 65536)
     args.link = link
     args.scaling = scaling
     args.overlap = overlap

@@ -2,6 +2,7 @@
 tables as DataFrames, errors as exceptions carrying the file:line:col diagnostic, the GIL released."""
 import json
 import os
+import re
 import subprocess
 import threading
 
@@ -134,3 +135,17 @@ def test_the_engine_runs_without_the_gil():
         spins += 1
     worker.join()
     assert spins > 10_000
+
+
+def test_counts_that_are_not_whole_numbers_in_range_raise_ridge_error():
+    # Issue #41: int() took batch=8.5 as 8 and True as 1, [] ran nothing, devices=-4 went through, and
+    # 2**64 raised pybind's TypeError. Each names its keyword now, as the program names its option.
+    for bad, said in [(8.5, "batch: 8.5 is not a whole number"), (True, "batch: True is not a whole number"),
+                      ([], "batch: give at least one value"), (2 ** 64, "batch: 18446744073709551616 is not between 1 and"),
+                      (0, "batch: 0 is not between 1 and")]:
+        with pytest.raises(ridge.RidgeError, match=re.escape(said)):
+            ridge.simulate("resnet18", "a100-sxm4-40gb", batch=bad)
+    with pytest.raises(ridge.RidgeError, match=re.escape("devices: -4 is not between 1 and 65536")):
+        ridge.simulate("resnet18", "a100-sxm4-40gb", devices=-4)
+    with pytest.raises(ridge.RidgeError, match=re.escape("devices: 2.0 is not a whole number")):
+        ridge.simulate("resnet18", "a100-sxm4-40gb", devices=[1, 2.0])
