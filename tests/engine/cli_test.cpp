@@ -45,7 +45,10 @@ TEST_CASE("simulate rejects bad options with a message") {
   const std::pair<std::string, std::string> cases[] = {
       {"a.net b.hw --batch 0", "simulate: error: --batch: '0' is not a batch size between 1 and 16777216"},
       {"a.net b.hw --batch 1,x", "simulate: error: --batch: 'x' is not a batch size between 1 and 16777216"},
-      {"a.net b.hw --dtype fp12", "simulate: error: --dtype: 'fp12' is not one of fp64, fp32, tf32, fp16, bf16, fp8, int8"}};
+      {"a.net b.hw --dtype fp12", "simulate: error: --dtype: 'fp12' is not one of fp64, fp32, tf32, fp16, bf16, fp8, int8"},
+      // Issue #41: a malformed --dim was reported as a malformed --set.
+      {"a.net b.hw --dim seq", "simulate: error: --dim: expected name=value, got 'seq'"},
+      {"a.net b.hw --set seq", "simulate: error: --set: expected name=value, got 'seq'"}};
   for (const auto& [args, message] : cases) {
     CAPTURE(args);
     const Run r = simulate(args);
