@@ -243,7 +243,8 @@ class Checker {
     }
     const double value = quantity.number * scale;
     if (!std::isfinite(quantity.number)) {
-      error(quantity, "'" + key + "' must be a finite number, found " + format_number(quantity.number));
+      error(quantity, "'" + key + "' must be a finite number (a double holds up to 1.8e308), found " +
+                          format_number(quantity.number));
       return std::nullopt;
     }
     if (!std::isfinite(value)) {

@@ -51,6 +51,11 @@ struct finite_policies : x3::real_policies<double> {
 const x3::real_parser<double, finite_policies> finite_number{};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// A number written in range of no double (1e400): read as infinite, so that the checks say what is
+// wrong with it, not the parser that no value was found (issue #41).
+const auto out_of_range = x3::omit[lexeme[-(lit('+') | '-') >> +x3::digit >> -('.' >> *x3::digit) >> (lit('e') | 'E') >>
+                                           -(lit('+') | '-') >> +x3::digit]] >>
+                          x3::attr(kInf);
 const auto non_finite = lexeme[(lit('-') >> keyword("inf") >> x3::attr(-kInf)) |
                                (-lit('+') >> keyword("inf") >> x3::attr(kInf)) |
                                (-(lit('+') | '-') >> keyword("nan") >> x3::attr(kNaN))];
@@ -110,7 +115,9 @@ const auto identifier_def = lexeme[(alpha | char_('_')) >> *(alnum | char_('_'))
 const auto unit_text_def = !kw_source >>
                            ((lexeme[+char_("a-zA-Z/") >> !char_("a-zA-Z0-9_.")] >> !lit('=')) | x3::string("%"));
 const auto unit_def = unit_text;
-const auto quantity_def = (finite_number | non_finite) >> -unit;
+// The real parser is tried on a copy first (`&`): failing on an overflowing exponent it leaves the
+// iterator where it stopped, and the alternatives after it would start from there.
+const auto quantity_def = ((&finite_number >> finite_number) | non_finite | out_of_range) >> -unit;
 
 inline x3::symbols<char> escapes() {
   x3::symbols<char> s;
@@ -126,7 +133,9 @@ const auto close_quote_def = lit('"');
 const auto word_def = identifier;
 // A PPP over op size: `[1 GFLOP: 0.6, 16 GFLOP: 0.9]`. Through a vector rule, as for text above.
 const auto curve_point_def = quantity > ':' > quantity;
-const auto curve_points_def = '[' > (curve_point % ',') > close_bracket;
+// Written out rather than as `curve_point % ','`: an unnamed list parser's failure would be reported
+// with its C++ type name (issue #41: `[]` printed a mangled Boost.Spirit type).
+const auto curve_points_def = '[' > curve_point > *(',' > curve_point) > close_bracket;
 const auto curve_def = curve_points;
 const auto close_bracket_def = lit(']');
 const auto value_def = quantity | text | word | curve;
