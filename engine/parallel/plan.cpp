@@ -43,6 +43,29 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t most) {
   return d;
 }
 
+// Whether `devices` can be split T x P x D over the model at all: T dividing the heads and the hidden
+// size, P the layers, D the global batch (a network without attention: D = devices).
+bool divides(std::int64_t devices, const TransformerShape& shape, std::int64_t global_batch) {
+  if (!shape.is_transformer()) return global_batch % devices == 0;
+  for (const std::int64_t T : divisors(devices, shape.heads)) {
+    if (shape.heads % T != 0 || shape.hidden % T != 0) continue;
+    for (const std::int64_t P : divisors(devices / T, shape.layers))
+      if (shape.layers % P == 0 && global_batch % (devices / (T * P)) == 0) return true;
+  }
+  return false;
+}
+
+// The largest count below `devices` a user would take instead (whole nodes of `node`, or a power of
+// two) that divides the model; 0 when none does.
+std::int64_t dividing_count(std::int64_t devices, std::int64_t node, const TransformerShape& shape, std::int64_t global_batch) {
+  for (std::int64_t n = devices - 1; n >= 1; --n) {
+    const bool whole_nodes = node > 1 && n % node == 0;
+    const bool power_of_two = (n & (n - 1)) == 0;
+    if ((whole_nodes || power_of_two) && divides(n, shape, global_batch)) return n;
+  }
+  return 0;
+}
+
 }  // namespace
 
 PlanReport plan(const ir::Network& network, const ir::Device& device, const Options& setup, const Strategy& strategy,
@@ -139,7 +162,22 @@ PlanReport search(const ir::Network& network, const ir::Device& device, const Op
   r.notes.push_back("micro-batches up to " + std::to_string(so.max_micro_batch) + " tried; " +
                     std::to_string(profiles.size()) + " micro-batch sizes simulated");
   if (!refused.empty()) r.notes.push_back(refused);
-  if (r.strategies.empty()) r.notes.push_back("no strategy fits in memory");
+  if (r.evaluated == 0) {
+    // Nothing to fit: no strategy divides the model over this many devices (issue #41: this said
+    // "no strategy fits in memory"). Name the rule and a count that would divide.
+    std::string why = "no strategy divides the model over " + std::to_string(so.devices) + " devices: " +
+                      (shape.is_transformer()
+                           ? "tensor-parallel T must divide the heads (" + std::to_string(shape.heads) + ") and the hidden size (" +
+                                 std::to_string(shape.hidden) + "), pipeline P the layers (" + std::to_string(shape.layers) +
+                                 "), and data-parallel D = devices / (T x P) the global batch (" + std::to_string(so.global_batch) + ")"
+                           : "data-parallel D = devices must divide the global batch (" + std::to_string(so.global_batch) + ")");
+    const std::int64_t node = device.node_size > 0 ? device.node_size : device.count;
+    if (const std::int64_t n = dividing_count(so.devices, node, shape, so.global_batch); n > 0)
+      why += "; " + std::to_string(n) + " devices would (--devices " + std::to_string(n) + ")";
+    r.notes.push_back(why);
+  } else if (r.strategies.empty()) {
+    r.notes.push_back("no strategy fits in memory");
+  }
   return r;
 }
 

@@ -303,3 +303,20 @@ TEST_CASE("the pipeline trace draws 1F1B and ends where the bubble formula says"
   CHECK(slices == 2 * 4 * 6);
   CHECK_THAT(end * 1e-6, WithinRel(r.strategies.front().pipeline_s, 1e-9));
 }
+
+TEST_CASE("a search over a device count that divides nothing says so, and names a count that would") {
+  // Issue #41: GPT-2 small (12 heads, 12 layers) at global batch 1 over a SuperPOD's 1,016 GPUs found "0
+  // strategies that divide the model", then said "no strategy fits in memory". With D = 1 (the batch),
+  // T x P must be 1,016 = 8 x 127 with T | 12 and P | 12: impossible. The largest count below that is
+  // whole nodes of 8 or a power of two and is a T x P: 144 = 12 x 12 = 18 nodes.
+  const ir::Network gpt2 = lang::load_network(kModels + "/gpt2.net");
+  SearchOptions so;
+  so.devices = 1016;
+  so.global_batch = 1;
+  const PlanReport r = search(gpt2, lang::load_device(kHw + "/superpod-h100.hw"), mixed_adam(), so);
+  CHECK(r.evaluated == 0);
+  std::string notes;
+  for (const std::string& n : r.notes) notes += n + "\n";
+  CHECK_THAT(notes, Contains("no strategy divides the model over 1016 devices") && Contains("144 devices would"));
+  CHECK_THAT(notes, !Contains("no strategy fits in memory"));
+}
