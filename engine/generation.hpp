@@ -37,7 +37,7 @@ struct Generation {
   double memory_bytes = 0.0;              // weights + KV cache + activations
   std::optional<bool> fits;
   std::int64_t max_batch = 0;             // largest batch whose weights + KV cache + activations fit
-  double decode_bound_s = 0.0;            // weight bytes / bandwidth: no decode step can be faster
+  double decode_bound_s = 0.0;            // the first decode step's roofline: no decode step can be faster
   Report prefill;                         // the two phases' full reports
   Report decode_last;
 };

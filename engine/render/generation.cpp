@@ -23,10 +23,10 @@ std::string table(const Generation& g) {
   row("decode", si(g.decode_per_token_s, "s") + " per token (first " + si(g.decode_first_s, "s") + ", last " +
                     si(g.decode_last_s, "s") + "), " + si(g.decode_tokens_per_s, "tokens/s"));
   row("end to end", si(g.latency_s, "s") + ", " + si(g.tokens_per_s, "tokens/s") + " generated");
-  row("decode bound", si(g.decode_bound_s, "s") + " per token = weights " + si(g.weight_bytes, "B") + " / bandwidth " +
-                          si(r.device.bandwidth, "B/s") + "; the prediction is " +
+  row("decode bound", si(g.decode_bound_s, "s") + " per token = the first step's roofline (the weights it reads and the KV "
+                          "cache at " + si(r.device.bandwidth, "B/s") + "); the prediction is " +
                           ratio(g.decode_per_token_s / g.decode_bound_s, "x") +
-                          " of it (PPP below 1, KV-cache reads, launches and the non-matrix ops)");
+                          " of it (efficiency below peak, launches, the cache growing)");
   row("KV cache", memory(g.kv_cache_bytes_per_token) + " per token per sequence, " + memory(g.kv_cache_bytes) +
                       " at " + std::to_string(g.prompt + g.generate) + " tokens x batch " + std::to_string(g.batch));
   row("memory", memory(g.memory_bytes) + " (weights " + memory(g.weight_bytes) + " + KV cache + activations " +

@@ -63,6 +63,20 @@ TEST_CASE("training FLOPs per token match Kaplan et al.'s 6N + 6 n_layer n_ctx d
   CHECK(per_token > kaplan);
 }
 
+TEST_CASE("a mixture of experts' decode bound counts the experts a token reads, and the prediction never beats it") {
+  // Issue #41: Mixtral-8x7B's decode was predicted at 0.48 x a bound that counted all eight experts'
+  // weights, where one token reads two. The bound is now the step's roofline, below the all-experts
+  // figure, and the prediction is never under it.
+  const ir::Device dev = device("h100-sxm5");
+  const engine::NetworkAt at = [&](std::int64_t seq, std::int64_t past) {
+    return lang::load_network(model("mixtral_8x7b"), {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
+  };
+  const auto g = engine::generate(at, dev, {.batch = 1, .precision = ir::Precision::FP16}, 128, 4);
+  CHECK(g.decode_bound_s < g.weight_bytes / dev.memory_bandwidth->value);
+  CHECK(g.decode_first_s >= g.decode_bound_s);
+  CHECK(g.decode_per_token_s >= g.decode_bound_s);
+}
+
 TEST_CASE("decode at batch 1 is never below the weight bytes over the bandwidth, on the zoo's decoders") {
   auto [name, hw] = GENERATE(table<std::string, std::string>({
       {"gpt2", "a100-sxm4-40gb"}, {"llama2_7b", "h100-sxm5"}, {"mistral_7b", "h100-sxm5"}, {"llama3_8b", "h200-sxm"}}));
@@ -72,7 +86,10 @@ TEST_CASE("decode at batch 1 is never below the weight bytes over the bandwidth,
     return lang::load_network(model(name), {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
   };
   const auto g = engine::generate(at, dev, {.batch = 1, .precision = ir::Precision::FP16}, 128, 20);
-  CHECK(g.decode_bound_s == g.weight_bytes / dev.memory_bandwidth->value);
+  // The first step's roofline: every weight but the embedding table's unread rows, and the cache and
+  // activations (2 % on GPT-2 small, whose tied LM head reads the whole table again).
+  CHECK(g.decode_bound_s <= 1.05 * g.weight_bytes / dev.memory_bandwidth->value);
+  if (name != "gpt2") CHECK(g.decode_bound_s >= 0.9 * g.weight_bytes / dev.memory_bandwidth->value);
   CHECK(g.decode_first_s >= g.decode_bound_s);
   // A 7-8B model's decode step is memory bound: within a few times the bound (the memory PPP of 0.8,
   // cache reads, the non-matrix ops). GPT-2 small's 250 MB read in 0.16 ms on an A100 is dwarfed by
