@@ -49,19 +49,27 @@ std::string table(const ScalingReport& s) {
   out += "\n";
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head{"devices", "batch/device", "global batch", "compute", "all-reduce", "exposed comm",
-                                "step", "throughput", "speedup", "efficiency", "comm share"};
+                                "step", "throughput", "speedup", "efficiency", "comm share", "fits"};
   if (s.dataset_size) head.push_back("epoch");
   rows.push_back(head);
+  bool any_unfit = false;
   for (const ScalingPoint& p : s.points) {
     std::vector<std::string> row{std::to_string(p.devices), std::to_string(p.per_device_batch),
                                  std::to_string(p.global_batch), si(p.compute_s, "s"), si(p.allreduce_s, "s"),
                                  si(p.exposed_comm_s, "s"), si(p.step_s, "s"), si(p.throughput, "samples/s"),
                                  fixed(p.speedup, 2) + "x", percent(p.efficiency), percent(p.comm_share)};
+    // Issue #41: a row whose per-device batch does not fit printed its speedup as if it did.
+    const std::optional<bool> fits = p.per_device.totals.fits_train;
+    row.push_back(!fits ? "-" : *fits ? "yes" : "NO");
+    if (!fits.value_or(true)) any_unfit = true;
     if (p.epoch_s) row.push_back(duration(*p.epoch_s));
     rows.push_back(row);
   }
   out += grid(rows, false);
   if (s.dataset_size) out += "\nepoch: " + std::to_string(*s.dataset_size) + " samples, the last step possibly short\n";
+  if (any_unfit)
+    out += "\nrows marked NO: the training step's memory at that batch per device does not fit the device; their "
+           "times are what the step would take if it did\n";
   out += "\n";
   for (const std::string& n : s.notes) out += "note: " + n + "\n";
   return out;

@@ -190,6 +190,10 @@ const auto kScalingColumns = std::array{
     Column<PointAt>{"speedup", [](const PointAt& x) { return Cell{x.point->speedup}; }},
     Column<PointAt>{"efficiency", [](const PointAt& x) { return Cell{x.point->efficiency}; }},
     Column<PointAt>{"comm_share", [](const PointAt& x) { return Cell{x.point->comm_share}; }},
+    Column<PointAt>{"fits_train", [](const PointAt& x) {
+                      const auto fits = x.point->per_device.totals.fits_train;
+                      return fits ? Cell{*fits} : Cell{};
+                    }},
     Column<PointAt>{"dataset_size", [](const PointAt& x) { return maybe(x.scaling->dataset_size); }},
     Column<PointAt>{"steps_per_epoch", [](const PointAt& x) { return maybe(x.point->steps_per_epoch); }},
     Column<PointAt>{"epoch_s", [](const PointAt& x) { return maybe(x.point->epoch_s); }},

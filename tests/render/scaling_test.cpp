@@ -1,6 +1,7 @@
 // The data-parallel model's formulas (DESIGN.md "Timing models"), against hand numbers.
 #include "tests/render/fixtures.hpp"
 
+#include "engine/render/scaling_table.hpp"
 #include "engine/scaling.hpp"
 #include "engine/timing.hpp"
 
@@ -122,4 +123,29 @@ TEST_CASE("links come from the .hw: a missing one is an error, a missing latency
   o.batch = 4;
   o.devices = {8};
   CHECK_THROWS_AS(engine::scale(testing::network("resnet18"), a100, o), engine::SimulationError);   // 4 over 8
+}
+
+TEST_CASE("the scaling table says which rows fit in memory, and why a row that does not still has a speedup") {
+  // Issue #41: speedups were printed for rows whose per-device batch does not fit, with no fit column.
+  // ResNet-50 at a global batch of 2048 on 40 GiB A100s: the per-device batch halves with each doubling,
+  // so the rows that fit are exactly those whose one-device report says so.
+  engine::ScalingOptions o;
+  o.batch = 2048;
+  o.devices = engine::device_counts_up_to(8);
+  const auto s = engine::scale(testing::network("resnet50"), testing::device("a100-sxm4-40gb"), o);
+  const std::string text = engine::render::table(s);
+  bool some_unfit = false, some_fit = false;
+  for (const auto& p : s.points) {
+    REQUIRE(p.per_device.totals.fits_train.has_value());
+    (*p.per_device.totals.fits_train ? some_fit : some_unfit) = true;
+  }
+  REQUIRE(some_unfit);   // one device holds no batch of 2048
+  REQUIRE(some_fit);     // eight hold 256 each
+  CHECK_THAT(text, Catch::Contains(" fits") && Catch::Contains("NO") && Catch::Contains("yes"));
+  CHECK_THAT(text, Catch::Contains("rows marked NO"));
+  std::size_t rows_no = 0, pos = 0;
+  while ((pos = text.find("    NO\n", pos)) != std::string::npos) ++rows_no, ++pos;
+  std::size_t expected = 0;
+  for (const auto& p : s.points) expected += *p.per_device.totals.fits_train ? 0 : 1;
+  CHECK(rows_no == expected);
 }
