@@ -85,9 +85,12 @@ void strategy_json(JsonWriter& w, const StepResult& s) {
 std::string table(const PlanReport& p) {
   std::string out = heading(p);
   std::vector<std::vector<std::string>> rows{
-      {"strategy", "step", "MFU", "throughput", "memory/device", "bubble", "TP comm", "PP p2p", "DP comm"}};
+      {"strategy", "step", "MFU", "throughput", "memory/device", "bubble/ideal", "TP comm", "PP p2p", "DP comm"}};
   for (const StepResult& s : p.strategies) rows.push_back(row(s));
   out += grid(rows);
+  // Issue #41: "bubble 300.0 %" said nothing of what the ratio is of.
+  out += "bubble/ideal: the pipeline's idle time over its bubble-free time, (P - 1) / (v m) for P stages, v virtual "
+         "stages and m micro-batches (Narayanan et al. 2021); above 100 % with fewer micro-batches than stages\n";
   if (!p.search && p.strategies.size() == 1) {
     const StepResult& s = p.strategies.front();
     out += "\nper micro-batch (slowest stage): forward " + si(s.forward_s, "s") + ", backward " + si(s.backward_s, "s") + "; " +
