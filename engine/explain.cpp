@@ -10,8 +10,9 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   if (id == network.layers.size())
     throw SimulationError("network '" + network.name + "' has no layer named '" + std::string(layer) + "'");
 
-  const Report report = simulate(network, device, options);
+  // One workload: the report is timed from it, and its cost rows name the layer's GEMMs.
   const Workload w = workload(network, options);
+  const Report report = simulate(w, device);
   const OpCost& cost = w.costs[id];
   LayerExplanation e;
   e.network = report.network;

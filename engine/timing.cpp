@@ -195,8 +195,6 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
   return {overlapped(c.forward, fwd), overlapped(c.forward_train, train), overlapped(c.backward, bwd)};
 }
 
-std::string_view kernel_model_name(KernelModel m) { return m == KernelModel::Micro ? "micro" : "flat"; }
-
 std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
   if (name == "micro") return KernelModel::Micro;
   if (name == "flat") return KernelModel::Flat;

@@ -109,7 +109,6 @@ std::string_view bound_name(Bound b);         // "-", "compute", "memory"
 // (engine/kernels/), where the device file gives one; Flat: PALEO with one PPP per op class, as
 // before issue #32 (kept for comparison, and the only model where a device gives no `arch.*`).
 enum class KernelModel { Micro, Flat };
-std::string_view kernel_model_name(KernelModel m);   // "micro", "flat"
 std::optional<KernelModel> kernel_model_from_name(std::string_view name);
 
 // The times of one pass of one layer.
