@@ -92,6 +92,17 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
       {"latency without bandwidth", with_line("link.ib.latency = 1 us"), 4, 3, "link 'ib' has no bandwidth"},
       {"fractional device count", with_line("system.count = 2.5"), 4, 18, "takes a whole number of devices"},
       {"count without interconnect", with_line("system.count = 8"), 4, 3, "needs 'system.interconnect = LINK'"},
+      // Issue #32's microarchitecture keys: counts, dimensions, precisions, and the facts a kernel model needs.
+      {"fractional unit count", with_line("arch.units = 1.5"), 4, 16,
+       "'arch.units' takes a whole number of units (SMs, cores, TensorCores), e.g. 108"},
+      {"clock in the wrong dimension", with_line("arch.clock = 5 us"), 4, 18,
+       "'us' is a time, but 'arch.clock' takes a frequency such as '1.41 GHz'"},
+      {"per-clock rate in the wrong dimension", with_line("arch.vector.fp32 = 128 FLOP/s"), 4, 26,
+       "'FLOP/s' is a rate, but 'arch.vector.fp32' takes work per clock such as '2048 FLOP/clk'"},
+      {"unknown arch precision", with_line("arch.matrix.fp12 = 3 FLOP/clk"), 4, 3,
+       "unknown precision 'fp12' in 'arch.matrix.fp12'"},
+      {"arch without units and clock", with_line("arch.vector.fp32 = 128 FLOP/clk"), 4, 3,
+       "a microarchitecture needs 'arch.units = N' and 'arch.clock = F'"},
       // Issue #41: an empty curve printed a mangled Boost.Spirit type; 1e400 said no value was found.
       {"empty curve", with_line("ppp.matmul.compute = []"), 4, 25,
        "expected a point 'SIZE: FRACTION' such as '1 GFLOP: 0.6', found ']'"},
