@@ -16,7 +16,8 @@ namespace {
 // "maximum achievable matmul FLOPS" table (A100 SXM and PCIe bf16; H100 SXM bf16 and fp8; H200 fp8), SIMT
 // on the largest fp32 GEMM NeuSight measured on each GPU (A100 PCIe, H100 SXM, T4, V100 PCIe). The
 // median over a family's fit rows is taken. A family with no fitted row takes kDefaultSustained, an
-// assumption (the mean of the fitted figures, rounded).
+// assumption between the fitted tensor-core fractions (0.82, 0.89), used by Kepler, Maxwell and Pascal
+// (SIMT) and by Volta and Turing tensor cores, which no fit row measures.
 struct Sustained {
   std::string_view family;
   bool matrix;
