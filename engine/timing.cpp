@@ -212,7 +212,7 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
     const kernels::Gemm& g = gemms.gemms[static_cast<std::size_t>(i)];
     const kernels::GemmPlan& plan = plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
     kernel_s += plan.seconds;
-    operand_bytes += (g.m * g.k + g.k * g.n + g.m * g.n) * g.count * facts.in_bytes;
+    operand_bytes += (g.operand_elements() + g.m * g.n) * g.count * facts.in_bytes;
     if (g.flops() > largest) {
       largest = g.flops();
       if (largest_plan) *largest_plan = plan;

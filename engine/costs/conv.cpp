@@ -44,15 +44,18 @@ void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
   const ir::Shape& out = c.layer.output;
   const double n = static_cast<double>(out.at(0)) / g;
   const double m = c.out() / static_cast<double>(out.at(0));
-  const kernels::Gemm forward{m, n, r.macs / (m * n * g), g};
+  // The windowed operand is stored as its tensor (kernels::Gemm): x forward, dY for the input gradient,
+  // x again for the weight gradient.
+  const double x_stored = c.in() / g, dy_stored = c.out() / g;
+  const kernels::Gemm forward{m, n, r.macs / (m * n * g), g, x_stored, 0};
   r.gemm_forward.add(forward);
   if (c.need()) {
     const ir::Shape& in = c.in_shapes.at(0);
     const double m_in = c.in() / static_cast<double>(in.at(0));
     const double n_in = static_cast<double>(in.at(0)) / g;
-    r.gemm_backward.add({m_in, n_in, r.macs / (m_in * n_in * g), g});
+    r.gemm_backward.add({m_in, n_in, r.macs / (m_in * n_in * g), g, dy_stored, 0});
   }
-  r.gemm_backward.add({forward.n, forward.k, forward.m, g});
+  r.gemm_backward.add({forward.n, forward.k, forward.m, g, 0, x_stored});
 }
 
 void conv(const Ctx& c, OpCost& r) {

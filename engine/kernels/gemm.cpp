@@ -103,7 +103,7 @@ struct Shared {
       : per_compute(1.0 / (f.sm_flops * f.sustained)),
         per_l2(f.l2_bandwidth > 0 ? 1.0 / f.l2_bandwidth : 0.0),
         per_dram(1.0 / (f.dram_efficiency * f.dram_bandwidth)),
-        operands((g.m * g.k + g.k * g.n) * f.in_bytes * g.count),
+        operands(g.operand_elements() * f.in_bytes * g.count),
         output(g.m * g.n * f.out_bytes * g.count) {}
 };
 

@@ -15,7 +15,8 @@
 //   main-loop efficiency = iters / (iters + fill)       (never lower for a larger K)
 //   compute = waves * 2 * tile.m * tile.n * tile.k * (iters + fill) / (SM peak * sustained)
 //   L2      = tiles * (tile.m + tile.n) * tile.k * iters * in_bytes / L2 bandwidth
-//   DRAM    = ((m k + k n) in_bytes + m n out_bytes) * count / (dram_efficiency * bandwidth)
+//   DRAM    = ((A + B) in_bytes + m n out_bytes) * count / (dram_efficiency * bandwidth)
+//             (A and B as stored: m k and k n, or an implicit GEMM's input tensor; Gemm)
 //             (+ split-K's fp32 partials, written and read back by the reduction)
 //   time    = max(compute, L2, DRAM) + reduction + fixed
 //             (fixed: each kernel's time beside its work, one figure fitted for every GPU; gemm.cpp)
@@ -35,9 +36,19 @@ namespace ridge::engine::kernels {
 
 // One GEMM problem: C[m, n] = A[m, k] * B[k, n], `count` independent problems of that shape (a batched
 // matmul's batch, a grouped convolution's groups).
+// An implicit GEMM (a convolution) never builds its im2col operand: the overlapping windows of a k x k
+// filter read one tensor k^2 times through shared memory and L2, but DRAM holds it once. `a_stored` and
+// `b_stored` are the elements per problem an operand occupies in memory where that is fewer than its
+// m k or k n (0: the operand is stored whole).
 struct Gemm {
   double m = 0, n = 0, k = 0, count = 1;
+  double a_stored = 0, b_stored = 0;
   double flops() const { return 2.0 * m * n * k * count; }
+  // Elements of A and B that DRAM holds, per problem.
+  double operand_elements() const {
+    const auto stored = [](double whole, double s) { return s > 0 && s < whole ? s : whole; };
+    return stored(m * k, a_stored) + stored(k * n, b_stored);
+  }
   friend bool operator==(const Gemm&, const Gemm&) = default;
 };
 

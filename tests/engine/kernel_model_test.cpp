@@ -178,6 +178,36 @@ network probe {
   }
 }
 
+
+TEST_CASE("a 3x3 convolution's implicit GEMM reads its input tensor from DRAM once, not its im2col") {
+  // 64 -> 64 channels, 3x3, stride 1, pad 1, on 56x56 maps, batch 256, int8: the forward GEMM is
+  // m = 256 * 56 * 56 = 802,816 positions, n = 64, k = 64 * 9 = 576. Its im2col operand would be
+  // m k = 462 M elements; DRAM holds the input once, 256 * 64 * 56 * 56 = 51.4 M, beside the 36,864
+  // weights and the m n outputs. (The windows' reuse is what the L2 and shared-memory terms carry.)
+  const ridge::ir::Network net = ridge::lang::parse_network(R"(
+network probe {
+  input x: [64, 56, 56]
+  return x -> conv(64, 3, pad: 1, bias: false) as first -> conv(64, 3, pad: 1, bias: false) as conv
+}
+)", "probe.net");
+  const auto workload = ridge::engine::workload(net, {.batch = 256, .precision = ridge::ir::Precision::INT8});
+  const auto& c = workload.costs.back();
+  REQUIRE(c.gemm_forward.count == 1);
+  const Gemm& g = c.gemm_forward.gemms[0];
+  CHECK(g.m == 802816);
+  CHECK(g.k == 576);
+  const double input = 256.0 * 64 * 56 * 56, weights = 64.0 * 576, outputs = 802816.0 * 64;
+  CHECK(g.operand_elements() == input + weights);
+  GpuFacts f = a100();
+  f.in_bytes = f.out_bytes = 1;
+  CHECK_THAT(kernels::plan_tile(g, f, {128, 64, 64, 4}).dram_s, WithinRel((input + weights + outputs) / 1555e9, 1e-12));
+  // Backward (its input comes from a layer with weights, so it needs a gradient): the input gradient's
+  // windows run over dY, the weight gradient's over x; both stored once.
+  REQUIRE(c.gemm_backward.count == 2);
+  CHECK(c.gemm_backward.gemms[0].operand_elements() == outputs + weights);
+  CHECK(c.gemm_backward.gemms[1].operand_elements() == outputs + input);
+}
+
 // `simulate --explain LAYER`, run as a user would: the derivation it prints is arithmetic a reader can
 // redo. Whatever tile the model picks for a 4096 x 2048 x 1024 bf16 GEMM on an A100 (108 SMs), the
 // printed tile count is ceil(4096 / tile.m) * ceil(2048 / tile.n), the waves ceil(tiles / 108) and the
