@@ -291,7 +291,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   return w;
 }
 
-Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
+Report simulate(const Workload& w, const ir::Device& device, Detail detail, kernels::PlanCache* cache) {
   const ir::Network& net = *w.network;
   const Options& opt = w.options;
   const bool full = detail == Detail::Layers;
@@ -321,7 +321,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail) {
   std::vector<kernels::GemmPlan> plans;
   if (matrix_facts) {
     plans.reserve(w.gemms.size());
-    for (const kernels::Gemm& g : w.gemms) plans.push_back(kernels::plan_gemm(g, *matrix_facts));
+    kernels::PlanCache::Device* cached = cache ? &cache->device(*matrix_facts) : nullptr;
+    for (const kernels::Gemm& g : w.gemms) plans.push_back(cached ? cached->plan(g) : kernels::plan_gemm(g, *matrix_facts));
   }
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
   Totals& t = r.totals;
@@ -481,7 +482,7 @@ Totals Sweep::totals(const ir::Device& device, std::int64_t batch, ir::Precision
     o.precision = precision;
     it = workloads_.emplace(key, workload(network_, o)).first;
   }
-  return simulate(it->second, device, Detail::Totals).totals;
+  return simulate(it->second, device, Detail::Totals, &plans_).totals;
 }
 
 }  // namespace ridge::engine

@@ -76,7 +76,9 @@ Workload workload(const ir::Network& network, const Options& options);
 // Layers: the per-layer rows and the notes, as simulate() gives them; Totals: the totals alone (the
 // same numbers), for sweeps.
 enum class Detail { Layers, Totals };
-Report simulate(const Workload& workload, const ir::Device& device, Detail detail = Detail::Layers);
+// `plans`: GEMM plans kept between calls (a sweep's); null: each call plans its GEMMs afresh.
+Report simulate(const Workload& workload, const ir::Device& device, Detail detail = Detail::Layers,
+                kernels::PlanCache* plans = nullptr);
 
 // Many configurations of one network: each (batch, precision) workload computed once, then timed on
 // every device asked for. totals() equals simulate(network, device, {batch, precision, ...}).totals.
@@ -91,6 +93,7 @@ class Sweep {
   const ir::Network& network_;
   Options options_;
   std::map<std::pair<std::int64_t, ir::Precision>, Workload> workloads_;
+  kernels::PlanCache plans_;
 };
 
 // The memory a network's activations need at inference: the peak, over the topological order, of the

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <bit>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -219,7 +221,12 @@ GemmPlan search(const Gemm& g, const GpuFacts& f) {
   int best_split = 1;
   Terms best{};
   bool have = false;
-  for (const Shape* s = shapes.begin; s != shapes.end; ++s) {
+  // No candidate beats every SM computing at the sustained rate with no idle lane, nor the unsplit
+  // DRAM traffic (a split only adds partial sums), each kernel paying its fixed time. A candidate that
+  // reaches this bound ends the search: a later one could at best tie, and a tie keeps the earlier.
+  const double bound = std::max(g.flops() * shared.per_compute / f.sms, (shared.operands + shared.output) * shared.per_dram) +
+                       f.kernel_fixed_s;
+  for (const Shape* s = shapes.begin; s != shapes.end && !(have && best.seconds() <= bound); ++s) {
     const Tile t{s->m, s->n, shapes.k, s->stages};
     // A tile whose pipeline does not fit the SM's shared memory is no candidate there.
     if (f.shared_memory > 0 && static_cast<double>(t.stages) * (t.m + t.n) * t.k * f.in_bytes > f.shared_memory) continue;
@@ -238,6 +245,24 @@ GemmPlan search(const Gemm& g, const GpuFacts& f) {
 GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
   if (!(g.m > 0 && g.n > 0 && g.k > 0 && g.count > 0)) return {};
   return search(g, f);
+}
+
+std::size_t PlanCache::Device::GemmHash::operator()(const Gemm& g) const {
+  std::uint64_t h = 14695981039346656037u;   // FNV-1a over the dimensions' bit patterns
+  for (const double x : {g.m, g.n, g.k, g.count, g.a_stored, g.b_stored}) h = (h ^ std::bit_cast<std::uint64_t>(x)) * 1099511628211u;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+const GemmPlan& PlanCache::Device::plan(const Gemm& gemm) {
+  const auto [it, added] = plans_.try_emplace(gemm);
+  if (added) it->second = plan_gemm(gemm, facts_);
+  return it->second;
+}
+
+PlanCache::Device& PlanCache::device(const GpuFacts& facts) {
+  for (Device& d : devices_)
+    if (d.facts() == facts) return d;
+  return devices_.emplace_back(facts);
 }
 
 }  // namespace ridge::engine::kernels

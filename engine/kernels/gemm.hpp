@@ -28,8 +28,12 @@
 
 #include "lang/ir/device.hpp"
 
+#include <cstddef>
+#include <deque>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ridge::engine::kernels {
@@ -73,6 +77,7 @@ struct GpuFacts {
   double kernel_fixed_s = 0;    // every kernel's fixed time on the GPU beside its work (gemm.cpp)
   double in_bytes = 0;          // bytes per input element
   double out_bytes = 0;         // bytes per output element
+  friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 
 // The facts for GEMMs at `precision` on `device` (matrix units when `matrix_unit` and the device's
@@ -103,6 +108,34 @@ struct GemmPlan {
 
 // The best candidate for `gemm`. A GEMM with a zero dimension takes no time.
 GemmPlan plan_gemm(const Gemm& gemm, const GpuFacts& facts);
+// Plans already made, by device facts and GEMM: a sweep meets the same GEMM on devices built of the same
+// GPU (a DGX and its card) and at precisions with the same rates and widths (fp16 and bf16), and a
+// search is most of what the kernel model costs a configuration. Device::plan() equals plan_gemm().
+class PlanCache {
+ public:
+  class Device {
+   public:
+    Device(const GpuFacts& facts) : family_(facts.family), facts_(facts) { facts_.family = family_; }
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+    const GpuFacts& facts() const { return facts_; }
+    const GemmPlan& plan(const Gemm& gemm);
+
+   private:
+    struct GemmHash {
+      std::size_t operator()(const Gemm& g) const;
+    };
+    std::string family_;   // owns what facts_.family views: the cache may outlive the device file
+    GpuFacts facts_;
+    std::unordered_map<Gemm, GemmPlan, GemmHash> plans_;
+  };
+  // The plans on a device with these facts (looked up once per simulation, not per GEMM).
+  Device& device(const GpuFacts& facts);
+
+ private:
+  std::deque<Device> devices_;   // a handful, searched in order; a deque keeps each where it is
+};
+
 // One candidate: `tile` with K split `split` ways (the formulas above; dimensions must be positive).
 GemmPlan plan_tile(const Gemm& gemm, const GpuFacts& facts, const Tile& tile, int split = 1);
 

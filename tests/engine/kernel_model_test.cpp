@@ -259,3 +259,21 @@ TEST_CASE("simulate --explain names a layer the network lacks, and suggests the 
   CHECK(json.status == 1);
   CHECK_THAT(json.err, Catch::Contains("--explain prints one layer's derivation as text"));
 }
+
+TEST_CASE("the plan cache answers as a fresh search, once per device facts, and outlives the facts' strings") {
+  kernels::PlanCache cache;
+  const Gemm square{4096, 4096, 4096, 1}, skinny{1, 4096, 4096, 1};
+  kernels::PlanCache::Device* first = nullptr;
+  {
+    std::string family = "ampere";   // a device file's string, gone before the cache is used again
+    GpuFacts f = a100();
+    f.family = family;
+    first = &cache.device(f);
+    CHECK(first->plan(square) == kernels::plan_gemm(square, a100()));
+  }
+  CHECK(&cache.device(a100()) == first);            // equal facts: the same plans
+  CHECK(first->facts().family == "ampere");
+  CHECK(&cache.device(h100()) != first);            // other facts: plans of their own
+  CHECK(cache.device(h100()).plan(skinny) == kernels::plan_gemm(skinny, h100()));
+  CHECK(first->plan(skinny) == kernels::plan_gemm(skinny, a100()));
+}
