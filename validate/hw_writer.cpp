@@ -117,6 +117,7 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     for (const auto& [p, f] : a.matrix_per_clock) w.figure("arch.matrix." + std::string(ir::precision_name(p)), f.value, f.source, per_clock);
     if (a.shared_memory) w.figure("arch.shared_memory", a.shared_memory->value, a.shared_memory->source, format_bytes);
     if (a.registers) w.figure("arch.registers", a.registers->value, a.registers->source, format_bytes);
+    if (a.threads) w.figure("arch.threads", number(a.threads->value), a.threads->source);
     if (a.l2_bandwidth) w.figure("l2.bandwidth", a.l2_bandwidth->value, a.l2_bandwidth->source, format_bandwidth);
   }
   if (d.launch_overhead) w.figure("launch_overhead", d.launch_overhead->value, d.launch_overhead->source, format_seconds);

@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
     "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, arch.family, arch.units, arch.clock, arch.matrix_clock, "
-    "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
+    "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, arch.threads, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
@@ -25,7 +25,7 @@ constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
                                 "l2.size", "l2.bandwidth", "launch_overhead", "arch.family", "arch.units", "arch.clock",
-                                "arch.matrix_clock", "arch.shared_memory", "arch.registers", "system.count", "system.interconnect", "system.node_size",
+                                "arch.matrix_clock", "arch.shared_memory", "arch.registers", "arch.threads", "system.count", "system.interconnect", "system.node_size",
                                 "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
                                 "allocator.mmap_threshold"};
   for (const ir::Precision p : ir::all_precisions())
@@ -300,6 +300,16 @@ class Checker {
       } else if (auto source = source_of(entry)) {
         arch().units = ir::Figure{v, std::move(*source)};
         has_units_ = true;
+      }
+      return true;
+    }
+    if (n == 2 && what == "threads") {
+      const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
+      const double v = quantity ? quantity->number : 0.0;
+      if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
+        error_value(entry.value, "'arch.threads' takes a whole number of threads resident per unit, e.g. 2048");
+      } else if (auto source = source_of(entry)) {
+        arch().threads = ir::Figure{v, std::move(*source)};
       }
       return true;
     }

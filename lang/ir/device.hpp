@@ -112,6 +112,7 @@ struct Microarchitecture {
   std::map<Precision, Figure> matrix_per_clock;    // FLOP per clock per unit on the matrix units, dense
   std::optional<Figure> shared_memory;             // B per unit a thread block may use (GPU)
   std::optional<Figure> registers;                 // B of register file per unit (GPU)
+  std::optional<Figure> threads;                   // threads resident at once per unit (GPU: the SM's maximum)
   std::optional<Figure> l2_bandwidth;              // B/s, all of the L2's slices together
   double matrix_clock_hz() const { return (matrix_clock ? *matrix_clock : clock).value; }
   friend bool operator==(const Microarchitecture&, const Microarchitecture&) = default;

@@ -143,3 +143,19 @@ TEST_CASE("a PPP curve over size is written as a curve and parses back") {
     }
   }
 }
+
+TEST_CASE("a catalogue GPU's microarchitecture is written back whole") {
+  for (const char* file : {"/t4.hw", "/h100-sxm5.hw"}) {
+    const ir::Device d = lang::load_device(std::string(RIDGE_HW_DIR) + file);
+    REQUIRE(d.arch);
+    const ir::Device back = lang::parse_device(validate::write_hw(d), "written.hw");
+    REQUIRE(back.arch);
+    CHECK(back.arch->family == d.arch->family);
+    CHECK(back.arch->units.value == d.arch->units.value);
+    REQUIRE(back.arch->threads);
+    CHECK(back.arch->threads->value == d.arch->threads->value);
+    CHECK(back.arch->threads->source == d.arch->threads->source);
+    CHECK_THAT(back.arch->shared_memory->value, WithinRel(d.arch->shared_memory->value, 1e-9));
+    CHECK(back.arch->matrix_per_clock.size() == d.arch->matrix_per_clock.size());
+  }
+}
