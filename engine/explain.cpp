@@ -21,16 +21,23 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   e.precision = report.precision;
   e.row = report.layers[id];
   e.model = options.kernel_model;
-  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}};
-  e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}};
+  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt};
+  e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}, std::nullopt};
   if (e.row.time_fwd.kernel_model || e.row.time_bwd.kernel_model) {
-    e.facts = kernels::gpu_facts(device, e.row.peak.precision, e.row.peak.matrix);
-    if (e.facts)
+    // The facts simulate() timed the layer on: the matrix units' at the precision (the streaming terms
+    // read only what every unit shares: SMs, DRAM, L2, threads, the fixed time).
+    const PeakUsed& matmul = report.device.matmul_peak_used;
+    e.facts = kernels::gpu_facts(device, matmul.precision, matmul.matrix);
+    if (e.facts && streams(cost.op_class)) {
+      e.passes[0].stream = stream_plan(cost.forward, cost.rows_forward, *e.facts, e.row.peak, e.row.ppp_fwd);
+      e.passes[1].stream = stream_plan(cost.backward, {}, *e.facts, e.row.peak, e.row.ppp_bwd);
+    } else if (e.facts) {
       for (auto [pass, gemms] : {std::pair{&e.passes[0], &cost.gemm_forward}, std::pair{&e.passes[1], &cost.gemm_backward}})
         for (int i = 0; i < gemms->count; ++i) {
           const kernels::Gemm& g = gemms->gemms[static_cast<std::size_t>(i)];
           pass->gemms.push_back({g, kernels::plan_gemm(g, *e.facts)});
         }
+    }
   }
   return e;
 }

@@ -1,10 +1,11 @@
 // One layer's time, derived step by step (`simulate --explain LAYER`, issue #32): its counts, the peak
 // and bandwidth it is timed against, and for a GEMM-shaped layer on a GPU with microarchitecture facts
-// every GEMM's kernel plan (tile, tiles, waves, main loop, L2, DRAM, limit); for any other layer
-// PALEO's terms. Computed here; engine/render/explain.cpp only writes it out.
+// every GEMM's kernel plan (tile, tiles, waves, main loop, L2, DRAM, limit); for a streaming op the
+// streaming model's traffic and terms; for any other layer PALEO's terms. Computed here; engine/render/explain.cpp only writes it out.
 #pragma once
 
 #include "engine/kernels/gemm.hpp"
+#include "engine/kernels/streaming.hpp"
 #include "engine/report.hpp"
 #include "engine/simulate.hpp"
 
@@ -29,7 +30,8 @@ struct PassExplanation {
   PassCost cost;
   PassTime time;
   Ppp ppp;
-  std::vector<GemmStep> gemms;    // empty: PALEO timed the pass
+  std::vector<GemmStep> gemms;    // the kernel model's GEMMs, where it timed the pass's GEMMs
+  std::optional<kernels::StreamPlan> stream;   // the streaming model's plan, where it timed the pass
 };
 
 struct LayerExplanation {
@@ -39,7 +41,7 @@ struct LayerExplanation {
   ir::Precision precision = ir::Precision::FP32;
   LayerRow row;
   KernelModel model = KernelModel::Micro;
-  std::optional<kernels::GpuFacts> facts;   // the kernel model's facts, where it timed the layer's GEMMs
+  std::optional<kernels::GpuFacts> facts;   // the kernel model's facts, where it timed the layer
   std::array<PassExplanation, 2> passes;    // forward (inference), backward
 };
 

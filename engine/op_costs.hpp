@@ -20,6 +20,7 @@
 #pragma once
 
 #include "engine/kernels/gemm.hpp"
+#include "engine/kernels/streaming.hpp"
 #include "lang/ir/device.hpp"
 #include "lang/ir/network.hpp"
 
@@ -68,6 +69,7 @@ struct OpCost {
   double saved_bytes = 0.0;      // extra bytes kept for backward beyond the output (masks, indices)
   PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
   PassGemms gemm_backward;       // and of the backward
+  kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
 };
 
 // Which of a layer's inputs need a gradient, in argument order; and whether the layer is on a

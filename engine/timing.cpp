@@ -183,7 +183,15 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
   if (!micro)
     return {time_pass(c.forward, peak, bandwidth, fwd, launch_s, fresh), time_pass(c.forward_train, peak, bandwidth, train, launch_s, fresh),
             time_pass(c.backward, peak, bandwidth, bwd, launch_s, fresh)};
-  // Under the kernel model every kernel also pays its fixed time on the GPU (kernels::GpuFacts).
+  if (facts && streams(c.op_class)) {
+    const auto streamed = [&](const PassCost& pc, const Ppp& p, const kernels::RowKernel& rows) {
+      return time_stream_pass(pc, rows, *facts, peak, bandwidth, p, launch_s);
+    };
+    return {streamed(c.forward, fwd, c.rows_forward), streamed(c.forward_train, train, c.rows_forward),
+            streamed(c.backward, bwd, {})};
+  }
+  // Ops neither model describes (depthwise convolutions, and every op on a GPU whose facts give no rate
+  // at the precision): PALEO, each kernel also paying its fixed time on the GPU (kernels::GpuFacts).
   const double fixed = facts ? facts->kernel_fixed_s : 0.0;
   const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
     PassTime pt = time_pass(pc, peak, bandwidth, p, 0.0, fresh);
@@ -199,6 +207,37 @@ std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
   if (name == "micro") return KernelModel::Micro;
   if (name == "flat") return KernelModel::Flat;
   return std::nullopt;
+}
+
+bool streams(ir::OpClass op_class) {
+  switch (op_class) {
+    case ir::OpClass::Elementwise:
+    case ir::OpClass::Normalization:
+    case ir::OpClass::Pooling:
+    case ir::OpClass::DataMovement:
+    case ir::OpClass::Reduction: return true;
+    case ir::OpClass::MatMul:
+    case ir::OpClass::Depthwise:
+    case ir::OpClass::DepthwiseLarge: return false;
+  }
+  return false;
+}
+
+kernels::StreamPlan stream_plan(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
+                                const PeakUsed& peak, const Ppp& ppp) {
+  const auto factor = [](double f, bool is_default) { return is_default ? 1.0 : f; };
+  return kernels::plan_stream({cost.flops, cost.bytes(), cost.kernels, rows}, facts, peak.flops_per_s,
+                              factor(ppp.memory, ppp.memory_default), factor(ppp.compute, ppp.compute_default));
+}
+
+PassTime time_stream_pass(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
+                          const PeakUsed& peak, double bw, const Ppp& ppp, double launch_s) {
+  PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
+  if (cost.kernels == 0 && cost.flops == 0.0 && cost.bytes() == 0.0) return t;
+  t.kernel_model = true;
+  t.device_s = stream_plan(cost, rows, facts, peak, ppp).seconds;
+  t.paleo_s = std::max(t.device_s, cost.kernels * launch_s);
+  return t;
 }
 
 PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,

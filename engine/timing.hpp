@@ -180,6 +180,17 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
 struct LayerTimes {
   PassTime forward, forward_train, backward;
 };
+// Whether the streaming model (kernels/streaming.hpp) times an op class's kernels under the kernel
+// model: elementwise, norms, pooling, reductions and copies. Depthwise convolutions stay PALEO's.
+bool streams(ir::OpClass op_class);
+
+// One pass of a streaming op under the kernel model: kernels::plan_stream's time, the PPP dividing its
+// terms where the device calibrated one (stream_plan), the kernels' launches overlapping the GPU's work.
+kernels::StreamPlan stream_plan(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
+                                const PeakUsed& peak, const Ppp& ppp);
+PassTime time_stream_pass(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
+                          const PeakUsed& peak, double bw, const Ppp& ppp, double launch_s);
+
 struct LayerTimer {
   double bandwidth = 0.0;
   double launch_s = 0.0;

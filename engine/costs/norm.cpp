@@ -43,7 +43,10 @@ double trailing(const Ctx& c) {
 }
 double per_sample(const Ctx& c) { return static_cast<double>(ir::element_count(c.in_shapes.at(0))); }
 
-void layernorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 7, 5, 5); }
+void layernorm(const Ctx& c, OpCost& r) {
+  grouped(c, r, trailing(c), 7, 5, 5);
+  r.rows_forward = kernels::layer_norm_rows(c.in() / trailing(c), trailing(c), c.w);
+}
 void rmsnorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 4, 4, 4); }
 void groupnorm(const Ctx& c, OpCost& r) { grouped(c, r, per_sample(c) / static_cast<double>(c.a().i("groups")), 7, 5, 5); }
 void instancenorm(const Ctx& c, OpCost& r) {

@@ -44,6 +44,13 @@ void amax(const Ctx& c, OpCost& r) {
 
 void softmax(const Ctx& c, OpCost& r) {
   r.forward = pass(5.0 * c.out(), c.in() * c.w, c.out() * c.w);
+  // Over the last axis, a row kernel (kernels::softmax_rows); other axes run another kernel.
+  const ir::Shape& s = c.in_shapes.at(0);
+  const std::int64_t axis = c.a().i("axis");
+  if (axis == -1 || axis == static_cast<std::int64_t>(s.size()) - 1) {
+    const double row = static_cast<double>(s.back());
+    r.rows_forward = kernels::softmax_rows(c.in() / row, row, c.w);
+  }
   r.backward = pass(4.0 * c.in(), 2.0 * c.out() * c.w, c.in() * c.w);   // grad_out, saved output
 }
 

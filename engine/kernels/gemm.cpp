@@ -207,6 +207,8 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
   f.sustained = sustained_fraction(f.family, f.matrix);
   f.kernel_fixed_s = kKernelFixedSeconds;
   f.shared_memory = figure_or(a.shared_memory, 0.0);
+  f.l2_size = figure_or(device.l2_size, 0.0);
+  f.threads_per_unit = figure_or(a.threads, 0.0);
   return f;
 }
 

@@ -77,6 +77,8 @@ struct GpuFacts {
   double kernel_fixed_s = 0;    // every kernel's fixed time on the GPU beside its work (gemm.cpp)
   double in_bytes = 0;          // bytes per input element
   double out_bytes = 0;         // bytes per output element
+  double l2_size = 0;           // B; 0: not given (the streaming model, streaming.hpp)
+  double threads_per_unit = 0;  // threads resident per SM; 0: not given (the streaming model)
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 

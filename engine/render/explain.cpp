@@ -47,6 +47,23 @@ std::string pass_text(const LayerExplanation& e, const PassExplanation& pass) {
     out << "  a view: no kernel runs\n";
     return out.str();
   }
+  if (pass.time.kernel_model && e.facts && pass.stream) {
+    const kernels::StreamPlan& p = *pass.stream;
+    const kernels::GpuFacts& f = *e.facts;
+    out << "  streaming: " << si(p.traffic, "B") << " through DRAM";
+    if (p.rows_in_flight > 0)
+      out << " (each row re-read " << (p.rereads_in_l2 ? "from L2" : "from DRAM") << ": 2 x " << count(p.rows_in_flight)
+          << " rows in flight x the row's bytes " << (p.rereads_in_l2 ? "fit in" : "exceed") << " L2 "
+          << (f.l2_size > 0 ? si(f.l2_size, "B") : std::string("(not given)")) << ")";
+    out << " at " << si(f.dram_efficiency * f.dram_bandwidth, "B/s") << " = " << si(p.dram_s, "s") << "\n";
+    out << "    compute " << si(c.flops, "FLOP") << " / " << si(e.row.peak.flops_per_s, "FLOP/s") << " = " << si(p.compute_s, "s")
+        << "; " << c.kernels << " kernel" << (c.kernels == 1 ? "" : "s") << " x fixed " << si(f.kernel_fixed_s, "s") << "\n";
+    out << "  device " << si(p.seconds, "s") << " = max(DRAM, compute) + fixed";
+    if (!pass.ppp.memory_default || !pass.ppp.compute_default) out << " (terms divided by the device's PPP)";
+    out << "\n  time " << si(pass.time.paleo_s, "s") << " = max(device, " << c.kernels << " x launch "
+        << si(e.device.launch_overhead_s, "s") << ")\n";
+    return out.str();
+  }
   if (pass.time.kernel_model && e.facts) {
     int i = 0;
     for (const GemmStep& s : pass.gemms) out << gemm_text(s, *e.facts, ++i);
@@ -80,7 +97,11 @@ std::string explain(const LayerExplanation& e) {
       << e.network << " on " << e.device.name << ", batch " << e.batch << ", " << ir::precision_name(e.precision) << "\n";
   out << "peak " << si(e.row.peak.flops_per_s, rate_unit(e.row.peak.precision)) << " (" << e.row.peak.describe()
       << "), bandwidth " << si(e.device.bandwidth, "B/s") << "\n";
-  if (e.facts)
+  if (e.facts && (e.passes[0].stream || e.passes[1].stream))
+    out << "kernel model: streaming, " << count(e.facts->sms) << " SMs"
+        << (e.facts->threads_per_unit > 0 ? " x " + count(e.facts->threads_per_unit) + " threads" : std::string())
+        << "; DRAM " << si(e.facts->dram_bandwidth, "B/s") << " x " << fixed(e.facts->dram_efficiency, 2) << "\n";
+  else if (e.facts)
     out << "kernel model: " << e.facts->family << ", " << count(e.facts->sms) << " SMs x " << si(e.facts->sm_flops, "FLOP/s")
         << " (" << (e.facts->matrix ? "tensor cores" : "SIMT lanes") << "), main loop sustains " << fixed(e.facts->sustained, 3)
         << " of it; L2 " << (e.facts->l2_bandwidth > 0 ? si(e.facts->l2_bandwidth, "B/s") : std::string("not given"))
