@@ -1,6 +1,8 @@
 // Costs of normalisation. Per element:
 //   batchnorm     eval 2 (x*a+b, per-channel a, b folded from gamma, beta, mean, var);
-//                 train 7 (statistics 4: sum, sub, square, add; normalise 3: sub, mul, add)
+//                 train 7 (statistics 4: sum, sub, square, add; normalise 3: sub, mul, add), reading
+//                 the input twice; backward reads grad_out and the input once per pass (two passes
+//                 when the input gradient is needed)
 //                 backward 10 with the input gradient, 5 without (recompute x-hat 2, sum g 1, sum g*x-hat 2;
 //                 input gradient 5)
 //   layernorm, groupnorm, instancenorm   7 in eval and train alike (statistics are per sample);
@@ -18,10 +20,14 @@ void batchnorm(const Ctx& c, OpCost& r) {
   r.forward = pass(2.0 * c.in(), (c.in() + 4.0 * C) * c.w, c.out() * c.w);
   // Train: statistics pass + normalising pass read the input twice; running stats read and updated;
   // saved mean and inverse std written for backward.
-  r.forward_train = pass(7.0 * c.in(), (2.0 * c.in() + 4.0 * C) * c.w, (c.out() + 4.0 * C) * c.w);
+  // Two kernels (cuDNN's, and ATen's batch_norm_stats then batch_norm_elemt).
+  r.forward_train = pass(7.0 * c.in(), (2.0 * c.in() + 4.0 * C) * c.w, (c.out() + 4.0 * C) * c.w, 2);
+  // Backward: a reduction pass over grad_out and the saved input (the weight gradients and the sums the
+  // input gradient needs), then, for the input gradient, an elementwise pass that reads both again
+  // (ATen's batch_norm_backward_reduce and batch_norm_backward_elemt; cuDNN's backward alike).
   r.backward = pass((5.0 + 5.0 * c.needf()) * c.in(),
-                    (c.out() + c.in() + 3.0 * C) * c.w,        // grad_out, saved input, gamma, mean, invstd
-                    (c.needf() * c.in() + c.params) * c.w);
+                    ((1.0 + c.needf()) * (c.out() + c.in()) + 3.0 * C) * c.w,   // grad_out, saved input; gamma, mean, invstd
+                    (c.needf() * c.in() + c.params) * c.w, 1 + (c.need() ? 1 : 0));
   r.saved_bytes = 2.0 * C * c.w;
 }
 

@@ -90,9 +90,10 @@ const Row kRows[] = {
     // (running mean, var, gamma, beta): (1024 + 32) x 4 = 4224 B; writes 4096 B.
     // Train: 7 x 1024; reads x twice (statistics, normalise) + 4C: (2048 + 32) x 4 = 8320 B; writes y and
     // the updated running stats + saved mean/invstd (4C): (1024 + 32) x 4 = 4224 B.
-    // Backward with the input gradient: 10 x 1024; reads g, x, gamma/mean/invstd (3C):
-    // (1024 + 1024 + 24) x 4 = 8288 B; writes the input gradient and 16 parameter gradients: 4160 B.
-    {"batchnorm1", {2048, 4224, 4096}, {7168, 8320, 4224}, {10240, 8288, 4160}, 1},
+    // Backward with the input gradient: 10 x 1024 in two kernels (a reduction, then the input
+    // gradient), each reading g and x; and gamma/mean/invstd (3C): (2 x (1024 + 1024) + 24) x 4 =
+    // 16480 B; writes the input gradient and 16 parameter gradients: 4160 B.
+    {"batchnorm1", {2048, 4224, 4096}, {7168, 8320, 4224}, {10240, 16480, 4160}, 2},
     // layernorm1 over the last dimension (8): 16 parameters, 1024 / 8 = 128 rows. 7 / element in both
     // modes; reads x and the parameters (1024 + 16) x 4 = 4160 B; writes y and mean/rstd per row
     // (1024 + 2 x 128) x 4 = 5120 B. Backward 10 / element; reads g, x, parameters, mean/rstd
