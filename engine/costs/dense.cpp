@@ -17,7 +17,8 @@
 //               does (1 kernel, saves the row log-sum-exp). Backward: materialized 2x the forward
 //               matmuls + 4 per score for the softmax gradient, reading the saved probabilities and
 //               writing/reading dS; flash recomputes the scores: 2.5x the forward matmuls (Dao,
-//               FlashAttention-2, 2023) + 9 per score, and no score traffic.
+//               FlashAttention-2, 2023) + 9 per score, and no score traffic. "eager": Hugging Face's
+//               eager attention, one kernel per step (eager_attention() below).
 // moe           see moe() below: MACs for the router and the top_k active experts only
 // lstm, gru     G gates (4, 3), H hidden, T steps, D directions, per layer l with input I_l:
 //               MACs = B T D G H (I_l + H); cell pointwise per hidden unit per step: LSTM 34 (3 sigmoid
@@ -65,6 +66,48 @@ void embedding(const Ctx& c, OpCost& r) {
 
 void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c.w, c.params * c.w); }
 
+struct AttentionDims {
+  double h, T, S, d, dv, scores, mm, io, grads, cache;
+};
+
+// Attention as Hugging Face transformers' eager path runs it (BertSelfAttention, GPT2Attention): every
+// step over the B h T S scores is a kernel of its own that reads and writes them whole.
+//   forward   Q K^T (writes S) | S / sqrt(d) | the mask: + padding mask, or where(causal, S, -inf) |
+//             softmax | dropout (training, p > 0: also writes a 1-byte mask) | P V (reads P)
+//   backward  dP = dO V^T (writes dP) | dV = P'^T dO (reads P') | dropout's (reads dP and the mask) |
+//             softmax's (reads dP and P, writes dS) | the causal where's (an additive mask has none) |
+//             the scale's | dQ = dS K, dK = dS^T Q (each reads dS)
+// Per score: 1 FLOP for the scale, the mask and dropout each, 5 for softmax (4 backward).
+void eager_attention(const Ctx& c, OpCost& r, const AttentionDims& a) {
+  const bool causal = c.a().b("causal"), mask = causal || c.a().b("masked");
+  const bool drop = c.a().r("dropout") > 0.0;
+  const double m = mask ? 1.0 : 0.0, p = drop ? 1.0 : 0.0, wh = causal ? 1.0 : 0.0;
+  const double sc = a.scores * c.w;                            // one pass over the scores
+  // The mask's own bytes: causal's bool [T, S] buffer, or a padding mask of S per sample.
+  const double mask_bytes = causal ? a.T * a.S : (mask ? c.batch * a.S * c.w : 0.0);
+  const double bh = c.batch * a.h;
+  r.gemm_forward.add({a.T, a.S, a.d, bh});
+  r.gemm_forward.add({a.T, a.dv, a.S, bh});
+  r.gemm_backward.add({a.T, a.S, a.dv, bh});
+  r.gemm_backward.add({a.S, a.dv, a.T, bh});
+  r.gemm_backward.add({a.T, a.d, a.S, bh});
+  r.gemm_backward.add({a.S, a.d, a.T, bh});
+  const double qkv = (c.in(0) + c.in(1) + c.in(2)) * c.w + a.cache;
+  // Inference: reads S for the scale, mask and softmax, P for P V; writes S, S, S, P.
+  r.forward = pass(a.mm + (6.0 + m) * a.scores, qkv + (3.0 + m) * sc + mask_bytes, c.out() * c.w + (3.0 + m) * sc,
+                   4 + static_cast<int>(m));
+  // Training adds dropout: reads P, writes P' and its mask.
+  r.forward_train = pass(r.forward.flops + p * a.scores, r.forward.bytes_read + p * sc,
+                         r.forward.bytes_written + p * (sc + a.scores), r.forward.kernels + static_cast<int>(p));
+  // Reads (beside q, k, v and dO): P' for dV; dP and the mask for dropout; dP' and P for softmax; dS
+  // for the causal where, for the scale, and for each of dQ and dK. Writes: dP, dP', dS, (dS), dS.
+  const double reads = 1.0 + p + 2.0 + wh + 1.0 + 2.0;
+  const double writes = 1.0 + p + 1.0 + wh + 1.0;
+  r.backward = pass(2.0 * a.mm + (p + 4.0 + wh + 1.0) * a.scores, a.io + reads * sc + p * a.scores,
+                    a.grads + writes * sc, 4 + static_cast<int>(p) + 2 + static_cast<int>(wh));
+  r.saved_bytes = sc + p * (sc + a.scores);   // the probabilities; with dropout, the dropped ones and the mask
+}
+
 void attention(const Ctx& c, OpCost& r) {
   const double h = static_cast<double>(c.a().i("heads"));
   const double T = static_cast<double>(c.in_shapes.at(0).at(0));
@@ -85,6 +128,8 @@ void attention(const Ctx& c, OpCost& r) {
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache, (c.out() + lse) * c.w, 1);
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
+  } else if (c.a().s("kernel") == "eager") {
+    eager_attention(c, r, {h, T, S, d, dv, scores, mm, io, grads, cache});
   } else {
     // Q K^T and P V per (sample, head); backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q.
     const double bh = c.batch * h;

@@ -127,3 +127,39 @@ TEST_CASE("the flash kernel saves and moves no score matrix and counts the same 
         Approx(2 * 4.0 * (4 * 128 * 128 * 4 * 4) - 2 * 4.0 * 4 * 128 * 4).epsilon(1e-12));
   CHECK(f.totals.saved_activation_bytes < m.totals.saved_activation_bytes);
 }
+
+TEST_CASE("eager attention runs the scale, mask, softmax and dropout as kernels over the scores, worked by hand") {
+  // Hugging Face's eager path (engine/costs/dense.cpp, eager_attention): batch 1, fp32, 2 heads of
+  // width 4 over 4 tokens: 32 scores, one pass over them 128 B. MACs 32 x (4 + 4) = 256, 512 FLOPs.
+  const ir::Network net = lang::parse_network(R"(network probe {
+  input x: [4, 8]
+  h = x -> linear(24)
+  q, k, v = h -> split(3, axis: 1)
+  return attention(q, k, v, heads: 2, kernel: "eager", masked: true, dropout: 0.1) as attn
+}
+)", "probe.net");
+  const auto r = engine::simulate(net, testing::a100(), {.batch = 1, .precision = ir::Precision::FP32});
+  const engine::LayerRow* a = nullptr;
+  for (const auto& l : r.layers)
+    if (l.name == "attn") a = &l;
+  REQUIRE(a);
+  // Inference: 512 + 7 per score (scale 1, mask 1, softmax 5) = 736 FLOPs in 5 kernels (2 GEMMs, scale,
+  // mask, softmax). Reads q, k, v (3 x 128 B), S three times and P once (4 x 128), the padding mask
+  // (4 keys x 4 B): 912 B. Writes the output (128 B) and S, S, S, P (4 x 128): 640 B.
+  CHECK(a->fwd.flops == 736);
+  CHECK(a->fwd.bytes_read == 912);
+  CHECK(a->fwd.bytes_written == 640);
+  CHECK(a->fwd.kernels == 5);
+  // Training adds dropout: 1 FLOP per score, reads P (128), writes P' (128) and a 1-byte mask (32).
+  CHECK(a->fwd_train.flops == 768);
+  CHECK(a->fwd_train.bytes_read == 1040);
+  CHECK(a->fwd_train.bytes_written == 800);
+  CHECK(a->fwd_train.kernels == 6);
+  // Backward: 2 x 512 + 6 per score (dropout 1, softmax 4, scale 1) = 1216 FLOPs in 7 kernels (4 GEMMs,
+  // dropout, softmax, scale). Reads q, k, v, dO (512 B), P', dP, dP', P, dS x 3 (7 x 128) and the mask
+  // (32): 1440 B. Writes dq, dk, dv (384 B) and dP, dP', dS, dS (4 x 128): 896 B.
+  CHECK(a->bwd.flops == 1216);
+  CHECK(a->bwd.bytes_read == 1440);
+  CHECK(a->bwd.bytes_written == 896);
+  CHECK(a->bwd.kernels == 7);
+}

@@ -4,8 +4,8 @@
 // Published parameter counts: BertModel.from_pretrained("bert-base-uncased"), pooler included,
 // 109,482,240; GPT2LMHeadModel.from_pretrained("gpt2"), the tied head counted once, 124,439,808 (as
 // models/bert_base.net and models/gpt2.net cite them). MACs: the zoo files count attention with one
-// fused `attention` layer, the export with its two MatMuls: the multiply-adds are the same, the
-// element-wise work around them (scale, mask, softmax) is counted per node in the import.
+// `attention` layer, and the import fuses the export's chain (MatMul, scale, mask, Softmax, MatMul) into
+// one: the multiply-adds are the same.
 #include "tests/onnx/onnx_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -19,6 +19,32 @@ std::int64_t count_op(const ir::Network& net, std::string_view op) {
   std::int64_t n = 0;
   for (const auto& l : net.layers) n += ir::op_name(l.op) == op;
   return n;
+}
+
+// The work of every layer but the attentions, and of the attentions alone.
+struct Split {
+  PassTotals rest, attention;
+  double attention_gemm_flops = 0, scores = 0, padding_mask_elements = 0;
+};
+Split split_totals(const ir::Network& net, std::int64_t batch, ir::Precision precision) {
+  const auto grads = engine::grad_flags(net);
+  Split s;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const auto& layer = net.layers[i];
+    const auto c = engine::op_cost(net, layer, batch, precision, grads[i]);
+    const bool attention = ir::op_name(layer.op) == "attention";
+    PassTotals& t = attention ? s.attention : s.rest;
+    t.forward_flops += c.forward.flops;
+    t.forward_bytes += c.forward.bytes();
+    t.backward_flops += c.backward.flops;
+    t.backward_bytes += c.backward.bytes();
+    if (!attention) continue;
+    s.attention_gemm_flops += c.gemm_forward.flops() + c.gemm_backward.flops();
+    const double tokens = static_cast<double>(layer.output.at(0));
+    s.scores += static_cast<double>(batch) * static_cast<double>(layer.attrs.i("heads")) * tokens * tokens;
+    if (layer.attrs.b("masked")) s.padding_mask_elements += static_cast<double>(batch) * tokens;
+  }
+  return s;
 }
 
 void check_same_work(const ir::Network& a, const ir::Network& b) {
@@ -45,7 +71,24 @@ TEST_CASE("BERT-base exported from PyTorch has bert_base.net's parameters and MA
   CHECK(total_parameters(onnx) == 109'482'240);
   CHECK(total_parameters(onnx) == total_parameters(net));
   CHECK(engine_macs(onnx) == engine_macs(net));
-  check_same_work(onnx, net);
+  // The same work but for the attentions: the import fuses the exported chain into one materialised
+  // attention; bert_base.net runs BertSelfAttention's eager path (the scale, the padding mask and
+  // softmax as kernels of their own, dropout on the probabilities in training).
+  for (const auto precision : {ir::Precision::FP32, ir::Precision::BF16}) {
+    CAPTURE(ir::precision_name(precision));
+    const Split x = split_totals(onnx, 8, precision), y = split_totals(net, 8, precision);
+    CHECK(x.rest.forward_flops == Approx(y.rest.forward_flops).epsilon(1e-12));
+    CHECK(x.rest.forward_bytes == Approx(y.rest.forward_bytes).epsilon(1e-12));
+    CHECK(x.rest.backward_flops == Approx(y.rest.backward_flops).epsilon(1e-12));
+    CHECK(x.rest.backward_bytes == Approx(y.rest.backward_bytes).epsilon(1e-12));
+    CHECK(x.attention_gemm_flops == y.attention_gemm_flops);
+    // At inference the eager path adds 1 FLOP a score (the mask), two more passes over the scores for
+    // each of the scale and the mask kernels (4 in all), and the padding mask's read.
+    const double w = ir::bytes_per_element(precision);
+    CHECK(y.attention.forward_flops - x.attention.forward_flops == Approx(y.scores).epsilon(1e-12));
+    CHECK(y.attention.forward_bytes - x.attention.forward_bytes ==
+          Approx(4 * y.scores * w + y.padding_mask_elements * w).epsilon(1e-12));
+  }
   // 12 layers x (q, k, v, output, intermediate, output) + pooler; erf GELUs and attentions recognised.
   CHECK(count_op(onnx, "linear") == 12 * 6 + 1);
   CHECK(count_op(onnx, "gelu") == 12);

@@ -56,6 +56,7 @@ Shape attention(const Attrs& a, const In& in) {
   if (k[1] / kv != q[1] / h) fail("keys' head width (" + str(k[1] / kv) + ") differs from the queries' (" + str(q[1] / h) + ")");
   if (k[0] != v[0]) fail("keys and values differ in length: " + to_string(k) + " and " + to_string(v));
   if (a.i("past") < 0 || a.i("past") > kMaxDimension) fail("attention's past (cached tokens) must be in [0, 2^31]");
+  if (!(a.r("dropout") >= 0.0 && a.r("dropout") < 1.0)) fail("attention's dropout must be in [0, 1)");
   return {q[0], h * (v[1] / kv)};
 }
 
@@ -116,11 +117,13 @@ std::vector<OpSpec> dense_ops() {
        "a learned tensor, the same for every sample (a class token, position embeddings)"},
       {"attention",
        {tensor("q"), tensor("k"), tensor("v"), {"heads", K::Int}, {"kv_heads", K::Int, std::nullopt, "heads"},
-        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash"}},
-        {"past", K::Int, I(0)}},
+        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash", "eager"}},
+        {"past", K::Int, I(0)}, {"masked", K::Bool, B(false)}, {"dropout", K::Real, R(0.0)}},
        C::MatMul, attention, nullptr, false,
        "scaled dot-product attention over heads (grouped KV heads, causal mask); kernel: \"flash\" never writes the "
-       "scores; past: tokens already in the KV cache, attended besides k and v"},
+       "scores, \"eager\" runs the scale, mask, softmax and dropout as kernels of their own (Hugging Face's eager "
+       "attention); masked: an additive padding mask; dropout: on the probabilities in training; past: tokens "
+       "already in the KV cache, attended besides k and v"},
       {"moe", {tensor("x"), {"experts", K::Int}, {"top_k", K::Int}, {"hidden", K::Int}, {"gated", K::Bool, B(true)}},
        C::MatMul, moe, moe_weights, false,
        "mixture of experts: a router sends each token to top_k of `experts` MLPs (SwiGLU when gated)"},
