@@ -180,27 +180,29 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
     t.backward = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
     return t;
   }
+  // Most ops run the same kernels in training mode as at inference: each model times such a pass once.
+  const bool train_as_inference = c.forward_train == c.forward && train == fwd;
+  const auto three = [&](auto&& time_one) -> LayerTimes {
+    PassTime forward = time_one(c.forward, fwd, c.rows_forward);
+    PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, c.rows_forward);
+    return {forward, forward_train, time_one(c.backward, bwd, kernels::RowKernel{})};
+  };
   if (!micro)
-    return {time_pass(c.forward, peak, bandwidth, fwd, launch_s, fresh), time_pass(c.forward_train, peak, bandwidth, train, launch_s, fresh),
-            time_pass(c.backward, peak, bandwidth, bwd, launch_s, fresh)};
-  if (facts && streams(c.op_class)) {
-    const auto streamed = [&](const PassCost& pc, const Ppp& p, const kernels::RowKernel& rows) {
+    return three([&](const PassCost& pc, const Ppp& p, const kernels::RowKernel&) { return time_pass(pc, peak, bandwidth, p, launch_s, fresh); });
+  if (facts && streams(c.op_class))
+    return three([&](const PassCost& pc, const Ppp& p, const kernels::RowKernel& rows) {
       return time_stream_pass(pc, rows, *facts, peak, bandwidth, p, launch_s);
-    };
-    return {streamed(c.forward, fwd, c.rows_forward), streamed(c.forward_train, train, c.rows_forward),
-            streamed(c.backward, bwd, {})};
-  }
+    });
   // Ops neither model describes (depthwise convolutions, and every op on a GPU whose facts give no rate
   // at the precision): PALEO, each kernel also paying its fixed time on the GPU (kernels::GpuFacts).
   const double fixed = facts ? facts->kernel_fixed_s : 0.0;
-  const auto overlapped = [&](const PassCost& pc, const Ppp& p) {
+  return three([&](const PassCost& pc, const Ppp& p, const kernels::RowKernel&) {
     PassTime pt = time_pass(pc, peak, bandwidth, p, 0.0, fresh);
     pt.paleo_s += pc.kernels * fixed;
     pt.device_s = pt.paleo_s;
     pt.paleo_s = std::max(pt.paleo_s, pc.kernels * launch_s);
     return pt;
-  };
-  return {overlapped(c.forward, fwd), overlapped(c.forward_train, train), overlapped(c.backward, bwd)};
+  });
 }
 
 std::optional<KernelModel> kernel_model_from_name(std::string_view name) {

@@ -52,6 +52,7 @@ struct Ppp {
   double memory = 1.0;
   bool compute_default = true;   // true: a default, not the device's figure
   bool memory_default = true;
+  friend bool operator==(const Ppp&, const Ppp&) = default;
 };
 
 // A PPP curve over op size read at `size`: linear in log(size) between two points; below the first
