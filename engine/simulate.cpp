@@ -447,9 +447,15 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   if (matrix_facts)
     r.notes.push_back("kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
                       std::string(matrix_facts->family) + ", " + std::to_string(static_cast<int>(matrix_facts->sms)) +
-                      " SMs: tiles, waves, main loop, L2 and DRAM); other ops by PALEO; a kernel's launch overlaps the "
-                      "GPU's work; --kernel-model flat for PALEO throughout");
-  if (matrix_facts) std::erase(defaulted, std::string(ir::op_class_name(ir::OpClass::MatMul)));
+                      " SMs: tiles, waves, main loop, L2 and DRAM); elementwise, norms, softmax, pooling, reductions and "
+                      "copies as streams at the achieved DRAM rate; depthwise convolutions by PALEO; a kernel's launch "
+                      "overlaps the GPU's work; --kernel-model flat for PALEO throughout");
+  // Classes the kernel model times take no PPP unless the device calibrated one: no default to report.
+  if (matrix_facts)
+    std::erase_if(defaulted, [](const std::string& name) {
+      const auto c = ir::op_class_from_name(name);
+      return c && (*c == ir::OpClass::MatMul || streams(*c));
+    });
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (fresh.first_touch > 0)
     r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
