@@ -1,5 +1,6 @@
 // The importer's core: graph inputs, values, naming, and the node loop.
 #include "lang/onnx/importer.hpp"
+#include "lang/suggest.hpp"
 
 #include "lang/ir/ops.hpp"
 
@@ -27,6 +28,34 @@ const onnx::ValueInfoProto& data_input(const Graph& g) {
   }
   if (!found) throw OnnxError("the graph has no input that a node reads");
   return *found;
+}
+
+// A binding (--dim, --set, --seq-len) that names no symbolic axis of the input changes nothing: a typo
+// or a misunderstanding, refused with what the axes are called. Axis 0 is the batch, set by --batch.
+void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions& options) {
+  const auto& dims = in.type().tensor_type().shape().dim();
+  std::vector<std::string> symbolic;
+  bool sequence = false;
+  for (int i = 1; i < dims.size(); ++i)
+    if (!dims[i].has_dim_value() && !dims[i].dim_param().empty()) {
+      symbolic.push_back(dims[i].dim_param());
+      sequence = sequence || is_sequence_name(dims[i].dim_param());
+    }
+  for (const auto& [name, value] : options.dims) {
+    if (std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end() || (name == "seq_len" && sequence)) continue;
+    std::string message = "'" + name + "=" + std::to_string(value) + "' binds no axis of graph input '" + in.name() + "'";
+    if (dims.size() > 0 && !dims[0].has_dim_value() && dims[0].dim_param() == name)
+      message += ": axis 0 ('" + name + "') is the batch; set it with --batch";
+    else if (symbolic.empty())
+      message += ", whose axes after the batch are all fixed";
+    else {
+      message += " (its symbolic axes after the batch: ";
+      for (std::size_t i = 0; i < symbolic.size(); ++i) message += (i ? ", " : "") + symbolic[i];
+      message += ")";
+      if (const std::string near = closest_name(name, symbolic); !near.empty()) message += "; did you mean '" + near + "'?";
+    }
+    throw OnnxError(message + " (--dim, --set and --seq-len bind an .onnx model's symbolic input axes)");
+  }
 }
 
 // The input's per-sample shape: axis 0 is the batch; every other axis a number or a bound name.
@@ -62,6 +91,7 @@ ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_
     shape.push_back(v);
   }
   element_count_checked(shape, "graph input '" + in.name() + "'");
+  check_every_binding_used(in, options);
   return shape;
 }
 

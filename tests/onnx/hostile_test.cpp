@@ -200,13 +200,42 @@ TEST_CASE("the int64-cast fuzz finding imports or is refused, with no undefined 
   ss << in.rdbuf();
   for (const bool allow_unknown : {false, true}) {
     lang::OnnxOptions options;
-    options.dims = {{"seq_len", 16}, {"batch", 2}, {"N", 3}};
     options.allow_unknown = allow_unknown;
+    // Bound as the fuzz target binds it (tests/fuzz/fuzz_onnx.cpp): only the axes its input names.
+    options.dims = {{"N", 3}};
     try {
       const auto net = lang::parse_onnx(ss.str(), "finding.onnx", options).network;
       CHECK_FALSE(net.layers.empty());
     } catch (const lang::Error& e) {
       CHECK_THAT(std::string(e.what()), Catch::Contains("finding.onnx"));
+      CHECK_THAT(std::string(e.what()), !Catch::Contains("binds no axis"));
     }
   }
+}
+
+// Issue #41: a binding that names no axis of the input was accepted and changed nothing.
+TEST_CASE("a --dim, --set or --seq-len that binds no input axis of an .onnx model is refused with the axes' names") {
+  struct Case {
+    const char* fixture;
+    std::map<std::string, std::int64_t> dims;
+    std::vector<std::string> says;
+  };
+  for (const Case& c : {Case{"bert_base", {{"sequence", 64}, {"sequnce", 64}}, {"'sequnce=64' binds no axis", "did you mean 'sequence'?"}},
+                        Case{"bert_base", {{"sequence", 64}, {"layers", 3}}, {"'layers=3' binds no axis", "symbolic axes after the batch: sequence"}},
+                        Case{"bert_base", {{"sequence", 64}, {"batch", 4}}, {"is the batch; set it with --batch"}},
+                        Case{"resnet18", {{"seq_len", 64}}, {"'seq_len=64'", "axes after the batch are all fixed"}}}) {
+    lang::OnnxOptions o;
+    o.dims = c.dims;
+    CAPTURE(c.fixture, c.says.front());
+    try {
+      lang::load_onnx(onnx_test::fixture(c.fixture), o);
+      FAIL("accepted");
+    } catch (const lang::Error& e) {
+      for (const auto& s : c.says) CHECK_THAT(std::string(e.what()), Catch::Contains(s));
+    }
+  }
+  // The sequence axis bound by its own name or by seq_len alike.
+  lang::OnnxOptions o;
+  o.dims = {{"seq_len", 64}};
+  CHECK(lang::load_onnx(onnx_test::fixture("bert_base"), o).network.input().output == ir::Shape{64});
 }
