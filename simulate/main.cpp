@@ -158,14 +158,14 @@ int main(int argc, char** argv) {
     // Outputs: never an input, never one file twice; `-` is standard output for -o, and for one of
     // --svg / --trace when -o takes the report.
     std::vector<engine::io::NamedPath> inputs{{"network", net_path}}, outputs;
-    for (const std::string& p : extra_networks) inputs.emplace_back("network", p);
-    for (const std::string& p : hw_paths) inputs.emplace_back("device file", p);
-    if (!report_options.measured.empty()) inputs.emplace_back("--measured file", report_options.measured);
+    for (const std::string& p : extra_networks) inputs.push_back({"network", p});
+    for (const std::string& p : hw_paths) inputs.push_back({"device file", p});
+    if (!report_options.measured.empty()) inputs.push_back({"--measured file", report_options.measured});
     const bool report_to_stdout = output.empty() || output == "-";
-    if (!report_to_stdout) outputs.emplace_back("-o", output);
-    if (!emit_net.empty()) outputs.emplace_back("--emit-net", emit_net);
-    if (!report_options.svg.empty()) outputs.emplace_back("--svg", report_options.svg);
-    if (!report_options.trace.empty()) outputs.emplace_back("--trace", report_options.trace);
+    if (!report_to_stdout) outputs.push_back({"-o", output});
+    if (!emit_net.empty()) outputs.push_back({"--emit-net", emit_net});
+    if (!report_options.svg.empty()) outputs.push_back({"--svg", report_options.svg});
+    if (!report_options.trace.empty()) outputs.push_back({"--trace", report_options.trace});
     int to_stdout = report_to_stdout ? 1 : 0;
     for (const auto& [what, path] : outputs)
       if (path == "-" && ++to_stdout > 1)
@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
     // Again over every file the run makes, the figures named from the --svg stem included.
     std::vector<engine::io::NamedPath> made;
     for (const auto& f : files)
-      if (f.first != "-") made.emplace_back("output", f.first);
+      if (f.first != "-") made.push_back({"output", f.first});
     engine::io::check_outputs(inputs, made);
     // Everything computed: write every file to a temporary, then rename them all; an error before the
     // commit leaves every previous file as it was and no temporary behind.
