@@ -168,8 +168,10 @@ void unsqueeze(Importer& im, const onnx::NodeProto& n) {
   ir::Shape full = im.full_shape(x);
   Ints axes = axes_of(im, n, 1);
   const std::size_t rank = full.size() + axes.size();
+  if (rank > kMaxRank) im.fail(n, "makes a tensor of " + std::to_string(rank) + " axes; Ridge reads at most " + std::to_string(kMaxRank));
   for (auto& a : axes) a = normalise_axis(im, n, a, rank);
   std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) im.fail(n, "names an axis twice in axes (ONNX: the axes are unique)");
   int batch_axis = x.is_layer() ? x.batch_axis : -1;
   for (const auto a : axes) {
     if (static_cast<std::size_t>(a) > full.size()) im.fail(n, "axis out of range");
@@ -366,6 +368,7 @@ void transpose(Importer& im, const onnx::NodeProto& n) {
   if (perm.size() != full.size()) im.fail(n, "perm does not name every axis");
   std::vector<bool> seen(full.size(), false);
   for (auto& p : perm) {
+    if (p < 0) im.fail(n, "perm holds " + std::to_string(p) + "; ONNX's perm is a permutation of 0 .. rank - 1");
     p = normalise_axis(im, n, p, full.size());
     if (seen[static_cast<std::size_t>(p)]) im.fail(n, "perm names an axis twice");
     seen[static_cast<std::size_t>(p)] = true;
@@ -413,6 +416,9 @@ SliceSpec slice_spec(Importer& im, const onnx::NodeProto& n, std::size_t rank) {
   if (s.ends.size() != s.starts.size() || s.axes.size() != s.starts.size() || s.steps.size() != s.starts.size())
     im.fail(n, "starts, ends, axes and steps differ in length");
   for (auto& a : s.axes) a = normalise_axis(im, n, a, rank);
+  Ints sorted = s.axes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) im.fail(n, "names an axis twice in axes (ONNX: the axes are unique)");
   return s;
 }
 

@@ -85,6 +85,9 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
 
 std::int64_t as_int(double v, const std::string& what) {
   if (is_batch(v)) throw OnnxError(what + " depends on the batch size, which Ridge keeps out of the graph");
+  // A float that is no number cast to an integer is undefined in ONNX (Cast): never a size.
+  if (std::isnan(v) || std::isinf(v))
+    throw OnnxError(what + " is " + (std::isnan(v) ? std::string("nan") : v > 0 ? "inf" : "-inf") + ", not an integer");
   // int64's range as doubles is [-2^63, 2^63): INT64_MAX reads back as 2^63 ("to the end" in a Slice),
   // and any value at or past it is taken as that, never cast (the cast would be undefined; issue #41's
   // fuzz finding cast 9.22e18, inside an older bound of 9.3e18).

@@ -16,6 +16,8 @@
 #include "lang/ir/network.hpp"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -24,8 +26,14 @@
 
 namespace ridge::lang::onnx_import {
 
-inline constexpr double kBatch = std::numeric_limits<double>::quiet_NaN();
-inline bool is_batch(double v) { return std::isnan(v); }
+// The batch size, which Ridge keeps out of the graph, wherever folded shape arithmetic meets it: a NaN
+// with a payload of its own. Arithmetic carries a NaN's payload through (IEEE 754 recommends it; x86-64
+// and AArch64 do), so a shape computed from the batch stays the batch, while a NaN that a file's tensor
+// holds (the canonical payload) is not taken for it (issue #41: a Cast of NaN used as a shape became
+// the batch axis). The sign is ignored: a negation keeps the payload and flips it.
+inline constexpr std::uint64_t kBatchBits = 0x7ff8'0000'0000'ba7cULL;
+inline constexpr double kBatch = std::bit_cast<double>(kBatchBits);
+inline bool is_batch(double v) { return (std::bit_cast<std::uint64_t>(v) & ~(std::uint64_t{1} << 63)) == kBatchBits; }
 
 struct Value {
   enum class Kind { Layer, Const } kind = Kind::Const;

@@ -7,7 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace ridge;
@@ -238,4 +240,78 @@ TEST_CASE("a --dim, --set or --seq-len that binds no input axis of an .onnx mode
   lang::OnnxOptions o;
   o.dims = {{"seq_len", 64}};
   CHECK(lang::load_onnx(onnx_test::fixture("bert_base"), o).network.input().output == ir::Shape{64});
+}
+
+namespace {
+
+onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> values) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto v : values) t->add_int64_data(v);
+  return t;
+}
+
+onnx::TensorProto* float_initializer(onnx::ModelProto& m, const std::string& name, std::vector<float> values) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto v : values) t->add_float_data(v);
+  return t;
+}
+
+}  // namespace
+
+// Issue #41: what the ONNX operator specification forbids was imported with wrong shapes.
+TEST_CASE("the importer refuses what the ONNX operator specification forbids, naming the node and the rule") {
+  SECTION("Unsqueeze with an axis twice") {
+    auto m = model();
+    int64_initializer(m, "axes", {1, 1});
+    node(m, "Unsqueeze", {"x", "axes"}, {"y"}, "unsq");
+    const std::string e = error_of(m);
+    CHECK_THAT(e, Catch::Contains("unsq") && Catch::Contains("names an axis twice"));
+  }
+  SECTION("Unsqueeze past the 16 axes Ridge reads") {
+    auto m = model();
+    std::vector<std::int64_t> axes;
+    for (std::int64_t a = 1; a <= 26; ++a) axes.push_back(a);   // 4 axes + 26 = 30
+    int64_initializer(m, "axes", axes);
+    node(m, "Unsqueeze", {"x", "axes"}, {"y"}, "unsq");
+    CHECK_THAT(error_of(m), Catch::Contains("makes a tensor of 30 axes; Ridge reads at most 16"));
+  }
+  SECTION("Slice with an axis twice") {
+    auto m = model();
+    int64_initializer(m, "starts", {0, 1});
+    int64_initializer(m, "ends", {2, 3});
+    int64_initializer(m, "axes", {2, -2});   // -2 is axis 2 of a rank-4 tensor
+    node(m, "Slice", {"x", "starts", "ends", "axes"}, {"y"}, "sl");
+    CHECK_THAT(error_of(m), Catch::Contains("sl") && Catch::Contains("names an axis twice"));
+  }
+  SECTION("Transpose with a negative perm") {
+    auto m = model();
+    auto* t = node(m, "Transpose", {"x"}, {"y"}, "tr");
+    auto* perm = t->add_attribute();
+    perm->set_name("perm");
+    perm->set_type(onnx::AttributeProto::INTS);
+    for (const std::int64_t p : {0, -1, 2, 1}) perm->add_ints(p);
+    CHECK_THAT(error_of(m), Catch::Contains("tr") && Catch::Contains("perm holds -1"));
+  }
+  SECTION("a Cast of NaN or inf used as a shape") {
+    for (const float bad : {std::nanf(""), std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
+      auto m = model();
+      float_initializer(m, "shape_f", {0, 3, bad});
+      auto* c = node(m, "Cast", {"shape_f"}, {"shape"}, "cast");
+      auto* to = c->add_attribute();
+      to->set_name("to");
+      to->set_type(onnx::AttributeProto::INT);
+      to->set_i(onnx::TensorProto::INT64);
+      node(m, "Reshape", {"x", "shape"}, {"y"}, "rs");
+      const std::string e = error_of(m);
+      CAPTURE(bad, e);
+      CHECK_THAT(e, Catch::Contains("rs") && Catch::Contains("not an integer"));
+      CHECK_THAT(e, !Catch::Contains("batch"));
+    }
+  }
 }
