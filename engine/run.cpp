@@ -27,6 +27,8 @@ template <class F>
 auto on_device(const Plan& p, std::size_t i, F&& f) {
   try {
     return f();
+  } catch (const WorkloadError&) {
+    throw;   // about the network and its set-up, whatever the device
   } catch (const SimulationError& e) {
     const std::string& label = i < p.device_files.size() ? p.device_files[i] : p.devices[i].id;
     throw SimulationError(label + ": " + e.what());

@@ -18,15 +18,17 @@ bool exact(double v) { return v >= 0.0 && v <= kExactLimit; }
 bool exact(const PassCost& c) { return exact(c.flops) && exact(c.bytes_read) && exact(c.bytes_written); }
 
 // The message is built only on failure: simulate() runs per layer in sweeps of thousands.
-[[noreturn]] void inexact(const std::string& what) {
-  throw SimulationError(what + " exceed 2^53, beyond which counts stop being exact; use a smaller batch or network");
+[[noreturn]] void inexact(const std::string& what, const ir::Network& net, const Options& opt) {
+  throw WorkloadError("network '" + net.name + "' at batch " + std::to_string(opt.batch) + ", " +
+                      std::string(ir::precision_name(opt.precision)) + ": " + what +
+                      " exceed 2^53, beyond which counts stop being exact; use a smaller batch or network");
 }
 
 void check_network(const ir::Network& net) {
   if (net.layers.empty() || net.layers.front().op != ir::kInputOp)
-    throw SimulationError("network '" + net.name + "' has no input layer");
+    throw WorkloadError("network '" + net.name + "' has no input layer");
   if (net.output >= net.layers.size())
-    throw SimulationError("network '" + net.name + "' returns a layer it does not have");
+    throw WorkloadError("network '" + net.name + "' returns a layer it does not have");
 }
 
 // `all_peaks`: also every precision's peaks, for the reports that show them (a sweep needs only the
@@ -191,10 +193,10 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
 
 Workload workload(const ir::Network& net, const Options& opt) {
   if (opt.batch < 1 || opt.batch > kMaxBatch)
-    throw SimulationError("batch " + std::to_string(opt.batch) + " is outside [1, " + std::to_string(kMaxBatch) + "]");
+    throw WorkloadError("batch " + std::to_string(opt.batch) + " is outside [1, " + std::to_string(kMaxBatch) + "]");
   check_network(net);
   if (opt.weight_bytes && !(*opt.weight_bytes > 0.0 && *opt.weight_bytes <= 8.0))
-    throw SimulationError("weight bytes per parameter must be in (0, 8]");
+    throw WorkloadError("weight bytes per parameter must be in (0, 8]");
 
   Workload w;
   w.network = &net;
@@ -232,7 +234,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
         pass->ids[static_cast<std::size_t>(i)] = it->second;
       }
     if (!exact(c.forward) || !exact(c.forward_train) || !exact(c.backward) || !exact(c.macs))
-      inexact("the counts of layer '" + layer.name + "'");
+      inexact("the counts of layer '" + layer.name + "'", net, opt);
     if (c.params > 0) ++w.parameterised_layers;
     t.params += c.params;
     t.macs += c.macs;
@@ -261,7 +263,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   const double P = t.params;
   w.update = {oc.flops_per_param * P, P * (state_width + width + oc.states * state_width),
               P * (state_width + oc.states * state_width + (w.mixed ? width : 0.0)), w.parameterised_layers};
-  if (!exact(w.update)) inexact("the optimizer update's counts");
+  if (!exact(w.update)) inexact("the optimizer update's counts", net, opt);
   t.flops_update = w.update.flops;
   t.bytes_update = w.update.bytes();
   t.kernels_update = w.update.kernels;
@@ -285,7 +287,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   w.fixed_train_bytes = t.train_weight_bytes + t.gradient_bytes + t.master_weight_bytes + t.optimizer_state_bytes;
   t.memory_infer_bytes = t.weight_bytes + t.peak_activation_bytes;
   t.memory_train_bytes = w.fixed_train_bytes + t.saved_activation_bytes;
-  if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes");
+  if (!exact(t.memory_train_bytes)) inexact("the training memory's bytes", net, opt);
   const ir::Shape& in_shape = net.input().output;
   if (in_shape.size() == 1) t.tokens_per_sample = static_cast<double>(in_shape[0]);
   return w;

@@ -25,6 +25,11 @@ namespace ridge::engine {
 struct SimulationError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A simulation error of the network, batch, precision or training set-up, whatever the device (counts
+// past 2^53, a batch out of range): reported against the network, never prefixed with a device file.
+struct WorkloadError : SimulationError {
+  using SimulationError::SimulationError;
+};
 
 // The peak a layer is timed against and where it came from.
 struct PeakUsed {

@@ -98,6 +98,10 @@ TEST_CASE("a failing simulate -o never clobbers the previous file and leaves no 
   write(target, "previous");
   const std::size_t before = entries(d);
   check_refused(simulate(q(big) + " " + q(hw) + " --batch 16777216 --format json -o " + q(target)), "2^53");
+  // About the network at that batch, not the device file (issue #41: the message began with d.hw).
+  const Run counts = simulate(q(big) + " " + q(hw) + " --batch 16777216");
+  CHECK_THAT(counts.err, Catch::Contains("network 'big' at batch 16777216, fp32"));
+  CHECK_THAT(counts.err, !Catch::Contains("d.hw"));
   check_refused(simulate(q(net) + " " + q(d / "missing.hw") + " -o " + q(target)), "missing.hw");
   check_refused(simulate(q(net) + " " + q(hw) + " --set nope=1 -o " + q(target)), "nope");
   CHECK(slurp(target) == "previous");
