@@ -60,7 +60,8 @@ std::string quote(const std::string& source_line, int column) {
 
 std::string render(const Diagnostic& d) {
   std::string out = location_prefix(d.where) + "error: " + visible(d.message) + "\n";
-  if (d.where.line > 0) out += quote(d.source_line, d.where.column);
+  // No quoted line where none is kept (a file that is not source text: its lines are not echoed).
+  if (d.where.line > 0 && !d.source_line.empty()) out += quote(d.source_line, d.where.column);
   for (const Note& n : d.notes) {
     out += location_prefix(n.where) + "note: " + visible(n.message) + "\n";
     if (n.where.line > 0) out += quote(n.source_line, n.where.column);

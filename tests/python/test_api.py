@@ -101,6 +101,18 @@ def test_errors_carry_the_diagnostic():
         ridge.simulate("no_such_network", "a100-sxm4-40gb")
 
 
+def test_a_file_that_is_no_network_is_refused_without_echoing_its_lines(tmp_path):
+    # Issue #41: network(path) quoted the first lines of any file it was handed.
+    secret = tmp_path / "notes.txt"
+    secret.write_text("password: hunter2\nsecond line\n")
+    with pytest.raises(ridge.RidgeError) as e:
+        ridge.network(str(secret))
+    message = str(e.value)
+    assert message.startswith(str(secret) + ":1:1:")
+    assert "not a .net source" in message
+    assert "hunter2" not in message and "second line" not in message
+
+
 def test_the_json_is_the_command_lines():
     # One schema: the module's JSON and `simulate --format json` are the same document.
     r = ridge.simulate("resnet18", ["a100-sxm4-40gb", "t4"], batch=[1, 8], dtype="fp16")
