@@ -34,7 +34,7 @@ LogLogPlot latency_vs_flops(const std::vector<Report>& reports) {
     networks.insert(r.network);
   }
   p.title = "Latency vs FLOPs: " + std::to_string(networks.size()) + " networks";
-  p.subtitle = "PALEO inference time per batch; a network off the trend spends its time moving bytes; hollow: does not fit";
+  p.subtitle = "predicted inference time per batch; a network off the trend spends its time moving bytes; hollow: does not fit";
   return p;
 }
 
@@ -67,7 +67,7 @@ LogLogPlot throughput_vs_batch(const std::vector<Report>& reports) {
     }
   }
   p.title = "Throughput vs batch" + (networks.size() == 1 ? ": " + *networks.begin() : std::string());
-  p.subtitle = "PALEO; inference solid, training step (forward + backward + update) dashed; hollow: does not fit";
+  p.subtitle = "predicted; inference solid, training step (forward + backward + update) dashed; hollow: does not fit";
   return p;
 }
 

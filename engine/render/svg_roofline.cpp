@@ -171,7 +171,7 @@ std::string roofline_svg(const Roofline& rl) {
   doc.text(kRooflineWidth / 2, 28, rl.title, 18, "middle", "#111", 0, true);
   doc.text(kRooflineWidth / 2, 50,
            "roofline: " + si(roof.peak, "FLOP/s") + " " + roof.peak_label + ", " + si(roof.bandwidth, "B/s") +
-               "; points: per-layer PALEO time",
+               "; points: per-layer predicted time",
            13, "middle", "#444");
   svg::draw_axes(doc, f, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)");
 

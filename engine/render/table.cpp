@@ -186,7 +186,7 @@ Column pass_header(PassColumn c, const std::string& pass) {
     case PassColumn::Intensity: return {"AI " + pass};
     case PassColumn::Bound: return {"Bound " + pass, false};
     case PassColumn::Roofline: return {"Roofline " + pass};
-    case PassColumn::Paleo: return {"PALEO " + pass};
+    case PassColumn::Paleo: return {"Time " + pass};
   }
   return {};
 }
@@ -229,12 +229,12 @@ std::string summary(const Report& r, PassView view) {
     return t.tokens_per_sample > 0 ? ", " + si(samples_per_s * t.tokens_per_sample, "tokens/s") : std::string();
   };
   if (view != PassView::Backward)
-    row("inference", "roofline " + si(t.roofline_fwd_s, "s") + ", PALEO " + si(t.time_fwd_s, "s") + ", " +
+    row("inference", "roofline " + si(t.roofline_fwd_s, "s") + ", predicted " + si(t.time_fwd_s, "s") + ", " +
                          si(t.throughput_infer, "samples/s") + tokens(t.throughput_infer));
   if (view != PassView::Forward)
-    row("backward", "roofline " + si(t.roofline_bwd_s, "s") + ", PALEO " + si(t.time_bwd_s, "s"));
+    row("backward", "roofline " + si(t.roofline_bwd_s, "s") + ", predicted " + si(t.time_bwd_s, "s"));
   if (view == PassView::Train)
-    row("training step", "roofline " + si(t.roofline_train_step_s, "s") + ", PALEO " + si(t.time_train_step_s, "s") +
+    row("training step", "roofline " + si(t.roofline_train_step_s, "s") + ", predicted " + si(t.time_train_step_s, "s") +
                              " (forward " + si(t.time_fwd_train_s, "s") + " + backward " + si(t.time_bwd_s, "s") +
                              (t.time_recompute_s > 0 ? " + recompute " + si(t.time_recompute_s, "s") : std::string()) +
                              " + update " + si(t.time_update_s, "s") + "), " + si(t.throughput_train, "samples/s") +
@@ -318,9 +318,9 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
   const bool bwd = view != PassView::Forward;
   const bool blocks = std::any_of(rows.begin(), rows.end(), [](const BreakdownRow& b) { return b.op.empty(); });
   std::vector<Column> cols{{blocks ? "Block" : "Layer", false}, {blocks ? "Layers" : "Op", blocks}, {"Params"}, {"MACs"}};
-  if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"PALEO fwd"}});
-  if (bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"PALEO bwd"}});
-  if (fwd && bwd) cols.push_back({"PALEO train f+b"});
+  if (fwd) cols.insert(cols.end(), {{"FLOPs fwd"}, {"Bytes fwd"}, {"Time fwd"}});
+  if (bwd) cols.insert(cols.end(), {{"FLOPs bwd"}, {"Bytes bwd"}, {"Time bwd"}});
+  if (fwd && bwd) cols.push_back({"Time train f+b"});
   if (ranked) cols.insert(cols.end(), {{"Share"}, {"Cumulative"}});
   std::vector<std::vector<std::string>> cells;
   for (const BreakdownRow& b : rows) {
@@ -339,8 +339,8 @@ std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
   const bool fwd = view != PassView::Backward;
   const bool bwd = view != PassView::Forward;
   std::vector<Column> cols{{"Layer", false}, {"Op", false}};
-  if (fwd) cols.insert(cols.end(), {{"PALEO fwd"}, {"Measured fwd"}, {"Error fwd"}});
-  if (bwd) cols.insert(cols.end(), {{"PALEO bwd"}, {"Measured bwd"}, {"Error bwd"}});
+  if (fwd) cols.insert(cols.end(), {{"Time fwd"}, {"Measured fwd"}, {"Error fwd"}});
+  if (bwd) cols.insert(cols.end(), {{"Time bwd"}, {"Measured bwd"}, {"Error bwd"}});
   std::vector<std::vector<std::string>> rows;
   for (const MeasuredRow& l : m.rows) {
     std::vector<std::string> row{l.name, l.op};
@@ -385,7 +385,7 @@ std::string table(const Comparison& c, PassView view) {
                                  fits(r.fits_train)});
     rows.push_back(std::move(cells));
   }
-  return c.network + ": PALEO times; memory = weights + peak live activations (inference), weights + gradients + "
+  return c.network + ": predicted times (see each report's notes for the model); memory = weights + peak live activations (inference), weights + gradients + "
                      "optimizer states (+ fp32 master weights below fp32) + saved activations (training)\n" +
          grid(cols, std::move(rows));
 }

@@ -3,7 +3,7 @@
     import ridge
     r = ridge.simulate("resnet50", "a100-sxm4-40gb", batch=64, dtype="fp16")
     r.totals.to_pandas()        # one row per simulation: times, throughput, memory, MFU
-    r.layers.to_pandas()        # one row per layer: FLOPs, bytes, roofline bound, PALEO time
+    r.layers.to_pandas()        # one row per layer: FLOPs, bytes, roofline bound, predicted time
 
     net = ridge.from_torch(torchvision.models.convnext_tiny(), torch.randn(1, 3, 224, 224))
     ridge.simulate(net, ["a100-sxm4-40gb", "h100-sxm5"], batch=[1, 64]).totals.to_pandas()
