@@ -315,3 +315,28 @@ TEST_CASE("the importer refuses what the ONNX operator specification forbids, na
     }
   }
 }
+
+// Issue #41: deeply nested Ifs were reported as a truncated protobuf. Each level is three messages
+// (node, attribute, graph): thirty levels are past the 64 Ridge reads.
+TEST_CASE("graphs nested past what Ridge reads are named as such, not as a corrupt file") {
+  auto m = model();
+  onnx::GraphProto* graph = m.mutable_graph();
+  for (int level = 0; level < 30; ++level) {
+    auto* n = graph->add_node();
+    n->set_op_type("If");
+    n->set_name("if" + std::to_string(level));
+    n->add_input("x");
+    n->add_output(level == 0 ? "y" : "inner" + std::to_string(level));
+    auto* branch = n->add_attribute();
+    branch->set_name("then_branch");
+    branch->set_type(onnx::AttributeProto::GRAPH);
+    graph = branch->mutable_g();
+    graph->set_name("level" + std::to_string(level));
+  }
+  const std::string e = error_of(m);
+  CHECK_THAT(e, Catch::Contains("nests graphs (If, Loop, Scan) more than 64"));
+  CHECK_THAT(e, !Catch::Contains("corrupt"));
+  // A file cut short is still corrupt.
+  const std::string whole = m.SerializeAsString();
+  CHECK_THAT(error_of(whole.substr(0, whole.size() / 2)), Catch::Contains("truncated or corrupt"));
+}
