@@ -185,6 +185,19 @@ class Checker {
     device_.kind = *kind;
   }
 
+  // A count with no unit: a whole number from 1 to a million (units, threads per unit), with its source.
+  std::optional<ir::Figure> whole_count(const ast::Entry& entry, const std::string& expected) {
+    const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
+    const double v = quantity ? quantity->number : 0.0;
+    if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
+      error_value(entry.value, expected);
+      return std::nullopt;
+    }
+    auto source = source_of(entry);
+    if (!source) return std::nullopt;
+    return ir::Figure{v, std::move(*source)};
+  }
+
   // A figure: a number with a unit of the key's dimension, finite and positive, with a source.
   std::optional<ir::Figure> figure(const ast::Entry& entry, Dimension dimension) {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
@@ -293,24 +306,13 @@ class Checker {
       return true;
     }
     if (n == 2 && what == "units") {
-      const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
-      const double v = quantity ? quantity->number : 0.0;
-      if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
-        error_value(entry.value, "'arch.units' takes a whole number of units (SMs, cores, TensorCores), e.g. 108");
-      } else if (auto source = source_of(entry)) {
-        arch().units = ir::Figure{v, std::move(*source)};
-        has_units_ = true;
-      }
+      if (auto f = whole_count(entry, "'arch.units' takes a whole number of units (SMs, cores, TensorCores), e.g. 108"))
+        arch().units = *f, has_units_ = true;
       return true;
     }
     if (n == 2 && what == "threads") {
-      const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
-      const double v = quantity ? quantity->number : 0.0;
-      if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
-        error_value(entry.value, "'arch.threads' takes a whole number of threads resident per unit, e.g. 2048");
-      } else if (auto source = source_of(entry)) {
-        arch().threads = ir::Figure{v, std::move(*source)};
-      }
+      if (auto f = whole_count(entry, "'arch.threads' takes a whole number of threads resident per unit, e.g. 2048"))
+        arch().threads = *f;
       return true;
     }
     if (n == 2 && what == "clock") {
