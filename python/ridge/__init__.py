@@ -49,6 +49,21 @@ def _cached(kind, path, overrides, load):
     return value
 
 
+def _path(kind, value):
+    """A file path or a zoo/catalogue name as a str, or RidgeError naming what was given."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise RidgeError(f"{kind}: {value!r} is not a path, a name or a loaded {kind}")
+    return value
+
+
+def _text(kind, text, name):
+    if not isinstance(text, str) or not isinstance(name, str):
+        raise RidgeError(f"{kind}(text=..., name=...): both must be strings")
+    return text
+
+
 def _load_network(path=None, *, text=None, name="<text>", **parameters):
     """A network from a `.net`/`.onnx` file, a zoo name, or `.net` text; keyword arguments set the
     network's parameters (network("gpt2", seq_len=512))."""
@@ -60,8 +75,8 @@ def _load_network(path=None, *, text=None, name="<text>", **parameters):
     if (path is None) == (text is None):
         raise RidgeError("network(): give a path (or zoo name) or text=, not both")
     if text is not None:
-        return _ridge.parse_network(text, name, overrides)
-    path = _ridge.resolve_network_path(os.fspath(path))   # a zoo name becomes its file
+        return _ridge.parse_network(_text("network", text, name), name, overrides)
+    path = _ridge.resolve_network_path(_path("network", path))   # a zoo name becomes its file
     return _cached("net", path, overrides, lambda p: _ridge.load_network(p, overrides))
 
 
@@ -72,8 +87,8 @@ def _load_device(path=None, *, text=None, name="<text>.hw"):
     if (path is None) == (text is None):
         raise RidgeError("device(): give a path (or catalogue name) or text=, not both")
     if text is not None:
-        return _ridge.parse_device(text, name)
-    path = _ridge.resolve_device_path(os.fspath(path))   # a catalogue name becomes its file
+        return _ridge.parse_device(_text("device", text, name), name)
+    path = _ridge.resolve_device_path(_path("device", path))   # a catalogue name becomes its file
     return _cached("hw", path, {}, _ridge.load_device)
 
 
@@ -220,6 +235,24 @@ def _whole_numbers(keyword, value, largest):
     return out
 
 
+def _word(keyword, value, optional=False):
+    """A string option, or RidgeError naming the keyword (pybind would raise TypeError)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise RidgeError(f"{keyword}: {value!r} is not a string")
+    return value
+
+
+def _flag(keyword, value, optional=False):
+    """A True/False option: only a bool (1, "yes" and [] would be taken as truth values)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, bool):
+        raise RidgeError(f"{keyword}: {value!r} is not True or False")
+    return value
+
+
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
              correlate=(), layers=True, kernel_model="micro", **parameters):
@@ -237,22 +270,22 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     devs = [_load_device(d) for d in _as_list(device)]
     args = _ridge.RunArgs()
     args.batches = _whole_numbers("batch", batch, _ridge.max_batch)
-    args.dtypes = [str(d) for d in _as_list(dtype)]
-    args.optimizer = optimizer
-    args.recompute = recompute
-    args.kernel_model = kernel_model
-    args.master_weights = master_weights
-    args.weights = weights
+    args.dtypes = [_word("dtype", d) for d in _as_list(dtype)]
+    args.optimizer = _word("optimizer", optimizer)
+    args.recompute = _word("recompute", recompute)
+    args.kernel_model = _word("kernel_model", kernel_model)
+    args.master_weights = _flag("master_weights", master_weights, optional=True)
+    args.weights = _word("weights", weights, optional=True)
     if devices is not None:
         if isinstance(devices, int) and not isinstance(devices, bool):
             args.device_counts = _ridge.device_counts_up_to(_whole_numbers("devices", devices, 65536)[0])
         else:
             args.device_counts = _whole_numbers("devices", devices, 65536)
-    args.link = link
-    args.scaling = scaling
-    args.overlap = overlap
-    args.dataset_size = dataset_size
-    args.layers = layers
+    args.link = _word("link", link)
+    args.scaling = _word("scaling", scaling)
+    args.overlap = _flag("overlap", overlap)
+    args.dataset_size = None if dataset_size is None else _whole_numbers("dataset_size", dataset_size, 2**62)[0]
+    args.layers = _flag("layers", layers)
     others = [_load_network(n) for n in correlate]
     return Result(_ridge.run(net, devs, others, args))
 
