@@ -19,7 +19,10 @@ namespace {
 // on the largest fp32 GEMM NeuSight measured on each GPU (A100 PCIe, H100 SXM, T4, V100 PCIe). The
 // median over a family's fit rows is taken. A family with no fitted row takes kDefaultSustained, an
 // assumption between the fitted tensor-core fractions (0.82, 0.89), used by Kepler, Maxwell and Pascal
-// (SIMT) and by Volta and Turing tensor cores, which no fit row measures.
+// (SIMT) and by Volta and Turing tensor cores, which no fit row measures. A family's tensor-core
+// fraction serves every precision its tensor cores run: no fit row is TF32 or int8, so those take the
+// fraction fitted on bf16/fp16 (and fp8 on Hopper), an assumption the whole-network TF32 rows
+// (predicted 33-62 % fast) put in doubt.
 struct Sustained {
   std::string_view family;
   bool matrix;
