@@ -249,6 +249,21 @@ TEST_CASE("simulate --explain with the flat model prints PALEO's terms with the 
   CHECK_THAT(r.out, Catch::Contains("137 GFLOP / (0.50 x 312 TFLOP/s) = 881 us (default PPP)"));
 }
 
+TEST_CASE("simulate --explain prints a streaming layer's traffic and terms, which add up by hand") {
+  // relu over 65,536 x 4,096 fp32 on the A100 80GB PCIe: read and write 2^28 elements, 2.15 GB, at the
+  // card's measured 1,697 GB/s (its .hw): 1.27 ms; 1 FLOP each, 268 MFLOP at 19.5 TFLOP/s: 13.8 us.
+  const std::string net = std::string(RIDGE_SOURCE_DIR) + "/validate/nets/streaming.net " + RIDGE_HW_DIR + "/a100-pcie-80gb.hw --set rows=65536 --set cols=4096";
+  const auto relu = simulate_cli(net + " --explain relu");
+  REQUIRE(relu.status == 0);
+  CHECK_THAT(relu.out, Catch::Contains("streaming: 2.15 GB through DRAM at 1.70 TB/s = 1.27 ms"));
+  CHECK_THAT(relu.out, Catch::Contains("compute 268 MFLOP / 19.5 TFLOP/s = 13.8 us"));
+  // Layer norm over rows of 16 KB: 108 SMs x 16 blocks of 128 threads = 1,728 rows in flight, twice
+  // 28 MB > 40 MiB of L2, so the second read of each row (1.07 GB) comes from DRAM: 3.22 GB in all.
+  const auto ln = simulate_cli(net + " --explain ln");
+  REQUIRE(ln.status == 0);
+  CHECK_THAT(ln.out, Catch::Contains("3.22 GB through DRAM (each row re-read from DRAM: 2 x 1728 rows in flight"));
+}
+
 TEST_CASE("simulate --explain names a layer the network lacks, and suggests the nearest") {
   const auto r = simulate_cli(kGemmNet + " " + RIDGE_HW_DIR + "/a100-sxm4-40gb.hw --explain gem");
   REQUIRE(r.exited);
