@@ -443,9 +443,6 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   if (d.vector_peak_used.precision != opt.precision)
     peak_note += ", the device giving no " + std::string(ir::precision_name(opt.precision)) + " vector peak";
   r.notes.push_back(peak_note);
-  std::vector<std::string> defaulted;
-  for (std::size_t k = 0; k < kClasses; ++k)
-    if (default_ppp_classes & (1u << k)) defaulted.emplace_back(ir::op_class_name(static_cast<ir::OpClass>(k)));
   if (matrix_facts)
     r.notes.push_back("kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
                       std::string(matrix_facts->family) + ", " + std::to_string(static_cast<int>(matrix_facts->sms)) +
@@ -453,11 +450,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                       "copies as streams at the achieved DRAM rate; depthwise convolutions by PALEO; a kernel's launch "
                       "overlaps the GPU's work; --kernel-model flat for PALEO throughout");
   // Classes the kernel model times take no PPP unless the device calibrated one: no default to report.
-  if (matrix_facts)
-    std::erase_if(defaulted, [](const std::string& name) {
-      const auto c = ir::op_class_from_name(name);
-      return c && (*c == ir::OpClass::MatMul || streams(*c));
-    });
+  std::vector<std::string> defaulted;
+  for (std::size_t k = 0; k < kClasses; ++k) {
+    const auto c = static_cast<ir::OpClass>(k);
+    if (!(default_ppp_classes & (1u << k)) || (matrix_facts && (c == ir::OpClass::MatMul || streams(c)))) continue;
+    defaulted.emplace_back(ir::op_class_name(c));
+  }
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (fresh.first_touch > 0)
     r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +

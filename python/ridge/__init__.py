@@ -235,22 +235,22 @@ def _whole_numbers(keyword, value, largest):
     return out
 
 
-def _word(keyword, value, optional=False):
-    """A string option, or RidgeError naming the keyword (pybind would raise TypeError)."""
+def _typed(keyword, value, kind, what, optional):
+    """value if it is a `kind` (or None where optional), else RidgeError naming the keyword: pybind
+    would raise TypeError, and Python's truth rules would take 1, "yes" and [] as a flag."""
     if value is None and optional:
         return None
-    if not isinstance(value, str):
-        raise RidgeError(f"{keyword}: {value!r} is not a string")
+    if not isinstance(value, kind):
+        raise RidgeError(f"{keyword}: {value!r} is not {what}")
     return value
+
+
+def _word(keyword, value, optional=False):
+    return _typed(keyword, value, str, "a string", optional)
 
 
 def _flag(keyword, value, optional=False):
-    """A True/False option: only a bool (1, "yes" and [] would be taken as truth values)."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, bool):
-        raise RidgeError(f"{keyword}: {value!r} is not True or False")
-    return value
+    return _typed(keyword, value, bool, "True or False", optional)
 
 
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
