@@ -13,7 +13,7 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   // One workload: the report is timed from it, and its cost rows name the layer's GEMMs.
   const Workload w = workload(network, options);
   const Report report = simulate(w, device);
-  const OpCost& cost = w.costs[id];
+  const OpCost& cost = w.cost(id);
   LayerExplanation e;
   e.network = report.network;
   e.device = report.device;

@@ -70,6 +70,7 @@ struct OpCost {
   PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
   PassGemms gemm_backward;       // and of the backward
   kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
+  friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 
 // Which of a layer's inputs need a gradient, in argument order; and whether the layer is on a

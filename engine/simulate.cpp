@@ -3,11 +3,13 @@
 #include "lang/ir/ops.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 
 namespace ridge::engine {
 namespace {
@@ -191,6 +193,48 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
   return std::accumulate(growth.begin(), growth.end(), 0.0);
 }
 
+namespace {
+
+// A hash of the figures that most often tell two layers' costs apart (equal hashes are compared whole).
+std::uint64_t mix(std::uint64_t h, double v) {
+  return (h ^ std::bit_cast<std::uint64_t>(v)) * 0x9E3779B97F4A7C15ull;
+}
+std::uint64_t cost_hash(const OpCost& c) {
+  std::uint64_t h = static_cast<std::uint64_t>(c.op_class) + 1;
+  for (const double v : {c.forward.flops, c.forward.bytes_read, c.forward.bytes_written, c.backward.flops,
+                         c.backward.bytes_read, c.params})
+    h = mix(h, v);
+  return h;
+}
+
+// Workload::groups: layers with the same costs, heap growth and recomputation.
+void group_layers(Workload& w) {
+  const std::size_t n = w.cost_of.size();
+  w.groups.clear();
+  w.group_of.assign(n, 0);
+  std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;   // hash -> group
+  by_hash.reserve(w.costs.size());
+  for (std::size_t id = 0; id < n; ++id) {
+    const std::uint64_t key = mix(w.cost_of[id], w.activation_growth[id]);
+    auto [lo, hi] = by_hash.equal_range(key);
+    const auto found = std::find_if(lo, hi, [&](const auto& entry) {
+      const std::size_t first = w.groups[entry.second].first;
+      return w.cost_of[first] == w.cost_of[id] && w.activation_growth[first] == w.activation_growth[id] &&
+             w.recomputed[first] == w.recomputed[id];
+    });
+    if (found != hi) {
+      w.group_of[id] = found->second;
+      w.groups[found->second].size += 1;
+    } else {
+      w.group_of[id] = static_cast<std::uint32_t>(w.groups.size());
+      by_hash.emplace(key, w.group_of[id]);
+      w.groups.push_back({id, 1});
+    }
+  }
+}
+
+}  // namespace
+
 Workload workload(const ir::Network& net, const Options& opt) {
   if (opt.batch < 1 || opt.batch > kMaxBatch)
     throw WorkloadError("batch " + std::to_string(opt.batch) + " is outside [1, " + std::to_string(kMaxBatch) + "]");
@@ -214,7 +258,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   GradNeeds grad;
   std::map<std::array<double, 4>, int> gemm_ids;   // (m, n, k, count) -> index in w.gemms
   Totals& t = w.counts;
-  w.costs.reserve(net.layers.size());
+  w.cost_of.reserve(net.layers.size());
+  std::unordered_multimap<std::uint64_t, std::uint32_t> distinct;   // cost_hash -> index in w.costs
   w.recomputed.assign(net.layers.size(), false);
   // One buffer of input shapes for every layer: refilled in place, it allocates only when a layer
   // has more inputs or longer shapes than any before (a fresh vector per layer showed in profiles).
@@ -253,7 +298,16 @@ Workload workload(const ir::Network& net, const Options& opt) {
       t.flops_recompute += c.forward_train.flops;
       w.recomputed[id] = true;
     }
-    w.costs.push_back(c);
+    const std::uint64_t key = cost_hash(c);
+    auto [lo, hi] = distinct.equal_range(key);
+    const auto found = std::find_if(lo, hi, [&](const auto& entry) { return w.costs[entry.second] == c; });
+    if (found != hi) {
+      w.cost_of.push_back(found->second);
+    } else {
+      w.cost_of.push_back(static_cast<std::uint32_t>(w.costs.size()));
+      distinct.emplace(key, w.cost_of.back());
+      w.costs.push_back(c);
+    }
   }
 
   // Optimizer: one (foreach-style) kernel per parameterised layer; an elementwise, memory-bound step.
@@ -272,6 +326,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   // Memory footprint.
   w.activation_growth = activation_growth(net, opt.batch, opt.precision);
   t.peak_activation_bytes = std::accumulate(w.activation_growth.begin(), w.activation_growth.end(), 0.0);
+  group_layers(w);
   const std::vector<std::size_t> root = storage_roots(net);
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
@@ -330,17 +385,27 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
-  if (full) r.layers.reserve(net.layers.size());
-  for (std::size_t id = 0; id < net.layers.size(); ++id) {
-    const OpCost& c = w.costs[id];
+  // Each group of layers that time alike (Workload::groups) is timed once and counted `size` times.
+  struct GroupTime {
+    Ppp fwd_ppp, bwd_ppp;
+    PassTime fwd, fwd_train, bwd;
+    std::optional<kernels::GemmPlan> largest_fwd;
+  };
+  std::vector<GroupTime> times(w.groups.size());
+  for (std::size_t g = 0; g < w.groups.size(); ++g) {
+    const std::size_t id = w.groups[g].first;
+    const double size = w.groups[g].size;
+    const OpCost& c = w.cost(id);
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    const Ppp fwd_ppp = ppps[k][0].at(c.forward);
-    const Ppp bwd_ppp = ppps[k][1].at(c.backward);
-    std::optional<kernels::GemmPlan> largest_fwd;
+    GroupTime& gt = times[g];
+    gt.fwd_ppp = ppps[k][0].at(c.forward);
+    gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
-    auto [time_fwd, time_fwd_train, time_bwd] =
-        timer.time(c, peak, fwd_ppp, train_ppp, bwd_ppp, full ? &largest_fwd : nullptr);
+    const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr);
+    gt.fwd = lt.forward;
+    gt.fwd_train = lt.forward_train;
+    gt.bwd = lt.backward;
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
     const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
@@ -348,42 +413,49 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       pass.fresh_s += heap_s;
       pass.paleo_s += heap_s;
     };
-    charge(time_fwd);
-    charge(time_fwd_train);
-    if (c.backward.kernels > 0) charge(time_bwd);
+    charge(gt.fwd);
+    charge(gt.fwd_train);
+    if (c.backward.kernels > 0) charge(gt.bwd);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
-    if (ran && (fwd_ppp.compute_default || fwd_ppp.memory_default || bwd_ppp.compute_default || bwd_ppp.memory_default))
+    if (ran && (gt.fwd_ppp.compute_default || gt.fwd_ppp.memory_default || gt.bwd_ppp.compute_default ||
+                gt.bwd_ppp.memory_default))
       default_ppp_classes |= 1u << k;
 
-    t.roofline_fwd_s += time_fwd.roofline_s;
-    t.roofline_fwd_train_s += time_fwd_train.roofline_s;
-    t.roofline_bwd_s += time_bwd.roofline_s;
-    t.time_fwd_s += time_fwd.paleo_s;
-    t.time_fwd_train_s += time_fwd_train.paleo_s;
-    t.time_bwd_s += time_bwd.paleo_s;
-    if (w.recomputed[id]) t.time_recompute_s += time_fwd_train.paleo_s;
-    if (!full) continue;
-    const ir::Layer& layer = net.layers[id];
-    LayerRow row;
-    row.name = layer.name;
-    row.op = layer.op;
-    row.op_class = c.op_class;
-    row.output_shape = layer.output;
-    row.view = c.view;
-    row.params = c.params;
-    row.macs = c.macs;
-    row.fwd = c.forward;
-    row.fwd_train = c.forward_train;
-    row.bwd = c.backward;
-    row.peak = peak;
-    row.ppp_fwd = fwd_ppp;
-    row.ppp_bwd = bwd_ppp;
-    row.time_fwd = time_fwd;
-    row.time_fwd_train = time_fwd_train;
-    row.time_bwd = time_bwd;
-    row.gemm_fwd = largest_fwd;
-    r.layers.push_back(std::move(row));
+    t.roofline_fwd_s += size * gt.fwd.roofline_s;
+    t.roofline_fwd_train_s += size * gt.fwd_train.roofline_s;
+    t.roofline_bwd_s += size * gt.bwd.roofline_s;
+    t.time_fwd_s += size * gt.fwd.paleo_s;
+    t.time_fwd_train_s += size * gt.fwd_train.paleo_s;
+    t.time_bwd_s += size * gt.bwd.paleo_s;
+    if (w.recomputed[id]) t.time_recompute_s += size * gt.fwd_train.paleo_s;
+  }
+  if (full) {
+    r.layers.reserve(net.layers.size());
+    for (std::size_t id = 0; id < net.layers.size(); ++id) {
+      const OpCost& c = w.cost(id);
+      const GroupTime& gt = times[w.group_of[id]];
+      const ir::Layer& layer = net.layers[id];
+      LayerRow row;
+      row.name = layer.name;
+      row.op = layer.op;
+      row.op_class = c.op_class;
+      row.output_shape = layer.output;
+      row.view = c.view;
+      row.params = c.params;
+      row.macs = c.macs;
+      row.fwd = c.forward;
+      row.fwd_train = c.forward_train;
+      row.bwd = c.backward;
+      row.peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
+      row.ppp_fwd = gt.fwd_ppp;
+      row.ppp_bwd = gt.bwd_ppp;
+      row.time_fwd = gt.fwd;
+      row.time_fwd_train = gt.fwd_train;
+      row.time_bwd = gt.bwd;
+      row.gemm_fwd = gt.largest_fwd;
+      r.layers.push_back(std::move(row));
+    }
   }
 
   // The optimizer step, timed with the elementwise backward PPP.

@@ -56,7 +56,12 @@ Report simulate(const ir::Network& network, const ir::Device& device, const Opti
 struct Workload {
   const ir::Network* network = nullptr;
   Options options;
-  std::vector<OpCost> costs;               // per layer, in the network's order
+  // Every layer's costs, each distinct one kept once: a network repeats its blocks, and a 1,400-layer
+  // decoder's costs held per layer were most of what a simulation wrote to memory. cost(id) is layer
+  // id's; cost_of[id] its index in `costs`.
+  std::vector<OpCost> costs;
+  std::vector<std::uint32_t> cost_of;
+  const OpCost& cost(std::size_t layer) const { return costs[cost_of[layer]]; }
   std::vector<bool> recomputed;            // per layer: run again in backward (selective recomputation)
   // Per layer: how far the forward's live activations rise above their earlier peak while it runs
   // (the sum is the peak): the heap a step must grow, and fault in afresh where the allocator has
@@ -65,6 +70,14 @@ struct Workload {
   // The distinct GEMM shapes of every layer's passes (PassGemms::ids index it): a network repeats its
   // blocks, so a device plans each shape once per simulation, not once per layer.
   std::vector<kernels::Gemm> gemms;
+  // Layers whose timing depends on nothing that differs (equal costs, heap growth and recomputation):
+  // a device times each group once and counts it `size` times.
+  struct Group {
+    std::size_t first = 0;   // the group's first layer (its costs stand for all)
+    double size = 0;         // layers in the group
+  };
+  std::vector<Group> groups;               // in the order of their first layers
+  std::vector<std::uint32_t> group_of;     // per layer: its index in `groups`
   PassCost update;                         // the optimizer step
   Totals counts;                           // the device-independent totals: parameters, FLOPs, bytes, memory
   double fixed_train_bytes = 0.0;          // training memory that does not grow with the batch

@@ -168,7 +168,7 @@ network probe {
 )", "probe.net");
   const auto workload = ridge::engine::workload(net, {.batch = 8, .precision = ridge::ir::Precision::BF16});
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    const auto& c = workload.costs[i];
+    const auto& c = workload.cost(i);
     const std::string& name = net.layers[i].name;
     if (name != "conv" && name != "fc" && name != "mm") continue;
     INFO(name);
@@ -191,7 +191,7 @@ network probe {
 }
 )", "probe.net");
   const auto workload = ridge::engine::workload(net, {.batch = 256, .precision = ridge::ir::Precision::INT8});
-  const auto& c = workload.costs.back();
+  const auto& c = workload.cost(workload.cost_of.size() - 1);
   REQUIRE(c.gemm_forward.count == 1);
   const Gemm& g = c.gemm_forward.gemms[0];
   CHECK(g.m == 802816);

@@ -146,3 +146,32 @@ TEST_CASE("a sweep's totals are simulate()'s: one workload timed on many devices
     CHECK(compared > 50);
   }
 }
+
+TEST_CASE("layers that cost alike are timed once, and every row and total is still each layer's own") {
+  // GPT-2's twelve blocks are equal, so the workload keeps one cost per distinct layer and the device
+  // times each group once. Every row must still be its own layer's op_cost, and the totals the sum of
+  // the rows.
+  const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/gpt2.net", {{"seq_len", "128"}});
+  const engine::Options o{.batch = 4, .precision = ir::Precision::BF16, .optimizer = engine::Optimizer::AdamW,
+                          .recompute = engine::Recompute::Selective};
+  const engine::Workload w = engine::workload(net, o);
+  CHECK(w.costs.size() * 5 < net.layers.size());
+  CHECK(w.groups.size() < net.layers.size() / 2);
+  const auto needs = engine::grad_flags(net);
+  for (std::size_t id = 0; id < net.layers.size(); ++id) {
+    CAPTURE(net.layers[id].name);
+    engine::OpCost kept = w.cost(id);
+    kept.gemm_forward.ids = kept.gemm_backward.ids = {};   // the workload numbers its distinct GEMMs
+    CHECK(kept == engine::op_cost(net, net.layers[id], o.batch, o.precision, needs[id]));
+  }
+  const auto r = engine::simulate(net, testing::a100(), o);
+  double fwd = 0, bwd = 0, train = 0;
+  for (const auto& row : r.layers) {
+    fwd += row.time_fwd.paleo_s;
+    bwd += row.time_bwd.paleo_s;
+    train += row.time_fwd_train.paleo_s;
+  }
+  CHECK_THAT(r.totals.time_fwd_s, Catch::Matchers::WithinRel(fwd, 1e-12));
+  CHECK_THAT(r.totals.time_bwd_s, Catch::Matchers::WithinRel(bwd, 1e-12));
+  CHECK_THAT(r.totals.time_fwd_train_s, Catch::Matchers::WithinRel(train, 1e-12));
+}
