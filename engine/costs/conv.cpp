@@ -13,7 +13,8 @@
 //               window i is [floor(i n/m), ceil((i+1) n/m)), and the windows' sizes add up to
 //               n + m - gcd(n, m) (closed form: no loop over outputs)
 // upsample      nearest: a copy; an interpolation of t taps costs 2t-1 per output (linear t=2,
-//               bilinear 4, trilinear 8, bicubic 16); backward the same, scattered into the input
+//               bilinear 4, trilinear 8, bicubic 16); backward the same, scattered into a zero-filled
+//               input (2 kernels), nearest's 1 add per output (the copies' gradients summed)
 // pixel_shuffle a copy each way
 #include "engine/costs/rows.hpp"
 

@@ -15,15 +15,17 @@
 //               mask (1 when not causal) and 5 for softmax. "materialized" writes the scores and the
 //               probabilities (4 B h T S reads/writes, 3 kernels: Q K^T, softmax, P V); "flash" never
 //               does (1 kernel, saves the row log-sum-exp). Backward: materialized 2x the forward
-//               matmuls + 4 per score for the softmax gradient, reading the saved probabilities and
-//               writing/reading dS; flash recomputes the scores: 2.5x the forward matmuls (Dao,
-//               FlashAttention-2, 2023) + 9 per score, and no score traffic. "eager": Hugging Face's
+//               matmuls + 4 per score for the softmax gradient in 5 kernels, reading score-sized
+//               tensors 5 times (P twice, dP, dS twice) and writing 2 (dP, dS); flash recomputes the scores: 2.5x the forward matmuls (Dao,
+//               FlashAttention-2, 2023) + the forward's pointwise again (6, 7 causal) + 4 per score for
+//               the softmax gradient, and no score traffic. "eager": Hugging Face's
 //               eager attention, one kernel per step (eager_attention() below).
 // moe           see moe() below: MACs for the router and the top_k active experts only
 // lstm, gru     G gates (4, 3), H hidden, T steps, D directions, per layer l with input I_l:
 //               MACs = B T D G H (I_l + H); cell pointwise per hidden unit per step: LSTM 34 (3 sigmoid
 //               x4, 2 tanh x5, 4 mul/add, 8 bias adds), GRU 23 (2 sigmoid x4, tanh 5, 4 mul/add, 6 bias
-//               adds). One kernel per step, layer and direction (the recurrence is sequential).
+//               adds). One kernel per step, layer and direction (the recurrence is sequential). The
+//               training forward also writes the gate activations it keeps for backward; inference does not.
 //               Backward: 2x the matmul FLOPs (input and weight gradients) + 2x the pointwise.
 #include "engine/costs/rows.hpp"
 
@@ -141,7 +143,9 @@ void attention(const Ctx& c, OpCost& r) {
     r.gemm_backward.add({S, d, T, bh});
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache + 2.0 * scores * c.w,
                      c.out() * c.w + 2.0 * scores * c.w, 3);
-    r.backward = pass(2.0 * mm + 4.0 * scores, io + 3.0 * scores * c.w, grads + 2.0 * scores * c.w, 5);
+    // Score-sized traffic, kernel by kernel: dP = dO V^T writes dP; dV = P^T dO reads P; the softmax
+    // gradient reads P and dP, writes dS; dQ = dS K and dK = dS^T Q read dS each: 5 reads, 2 writes.
+    r.backward = pass(2.0 * mm + 4.0 * scores, io + 5.0 * scores * c.w, grads + 2.0 * scores * c.w, 5);
     r.saved_bytes = scores * c.w;   // the probabilities
   }
 }
@@ -149,8 +153,13 @@ void attention(const Ctx& c, OpCost& r) {
 // n tokens of width d, E experts of hidden width H, k active per token, m = 3 matrices per expert
 // (gated) or 2. MACs: router n d E + active experts n k m d H. Pointwise per token: softmax over E
 // (5 E), per active expert the activation (silu 5 + gate mul 1, or 1 for a plain relu/gelu-like
-// slot) per hidden unit, and the weighted combine (2 d). Weights read: the router and every expert
-// some token was routed to (min(E, n k) of them; a batch of tokens touches them all).
+// slot) per hidden unit, and the weighted combine (2 d per active expert). Weights read: the router
+// and every expert some token was routed to (min(E, n k) of them; a batch of tokens touches them all).
+// Activations: the forward reads x for the router and once for each of its k routed copies, writes y
+// and the n k H hidden activations (kept for backward); the backward reads dy, x, the hidden
+// activations and their gradient (2 n k H), writes dx where needed and the touched weights' gradients,
+// at 2x the matmul FLOPs (input and weight gradients) and 2x the pointwise. Kernels: the router and the
+// combine, and one per touched expert matrix; backward twice as many.
 void moe(const Ctx& c, OpCost& r) {
   const ir::Attrs& a = c.a();
   const double d = static_cast<double>(c.in_shapes.at(0).back());
@@ -182,7 +191,9 @@ void recurrent(const Ctx& c, OpCost& r, double gates, double cell) {
   const double point = cell * c.batch * T * D * H * layers;
   const double states = gates * c.batch * T * D * H * layers;   // gate activations kept for backward
   const int steps = static_cast<int>(std::min(T * D * layers, 1e9));
-  r.forward = pass(2.0 * macs + point, (c.in() + c.params) * c.w, (c.out() + states) * c.w, steps);
+  // Inference writes the output alone; training also keeps every step's gate activations for backward.
+  r.forward = pass(2.0 * macs + point, (c.in() + c.params) * c.w, c.out() * c.w, steps);
+  r.forward_train = pass(2.0 * macs + point, (c.in() + c.params) * c.w, (c.out() + states) * c.w, steps);
   r.backward = pass(4.0 * macs + 2.0 * point, (c.out() + c.in() + states + c.params) * c.w,
                     (c.needf() * c.in() + c.params) * c.w, 2 * steps);
   r.saved_bytes = states * c.w;

@@ -8,7 +8,8 @@
 //   layernorm, groupnorm, instancenorm   7 in eval and train alike (statistics are per sample);
 //                 backward 10 / 5 as batchnorm
 //   rmsnorm       4 (square, sum, mul by the row's rsqrt, mul by the weight); backward 8 / 4
-// A row (the normalised group) fits on chip, so the input is read once; mean and rstd per row saved.
+// A row (the normalised group) fits on chip, so the input is read once; mean and rstd per row saved
+// (rmsnorm: rstd alone, as torch's RMSNorm keeps).
 #include "engine/costs/rows.hpp"
 
 namespace ridge::engine::costs {
@@ -32,13 +33,15 @@ void batchnorm(const Ctx& c, OpCost& r) {
 }
 
 // Normalises groups of `group` elements: layernorm/rmsnorm rows, groupnorm groups, instancenorm planes.
-void grouped(const Ctx& c, OpCost& r, double group, double fwd, double bwd_weights, double bwd_input) {
+// `stats`: the values saved per group for backward (mean and rstd; rmsnorm's rstd alone).
+void grouped(const Ctx& c, OpCost& r, double group, double fwd, double bwd_weights, double bwd_input,
+             double stats = 2.0) {
   const double rows = c.in() / group;
-  r.forward = pass(fwd * c.in(), (c.in() + c.params) * c.w, (c.out() + 2.0 * rows) * c.w);
+  r.forward = pass(fwd * c.in(), (c.in() + c.params) * c.w, (c.out() + stats * rows) * c.w);
   r.forward_train = r.forward;
-  r.backward = pass((bwd_weights + bwd_input * c.needf()) * c.in(), (c.out() + c.in() + c.params + 2.0 * rows) * c.w,
+  r.backward = pass((bwd_weights + bwd_input * c.needf()) * c.in(), (c.out() + c.in() + c.params + stats * rows) * c.w,
                     (c.needf() * c.in() + c.params) * c.w);
-  r.saved_bytes = 2.0 * rows * c.w;
+  r.saved_bytes = stats * rows * c.w;
 }
 
 double trailing(const Ctx& c) {
@@ -53,7 +56,7 @@ void layernorm(const Ctx& c, OpCost& r) {
   grouped(c, r, trailing(c), 7, 5, 5);
   r.rows_forward = kernels::layer_norm_rows(c.in() / trailing(c), trailing(c), c.w);
 }
-void rmsnorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 4, 4, 4); }
+void rmsnorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 4, 4, 4, 1.0); }
 void groupnorm(const Ctx& c, OpCost& r) { grouped(c, r, per_sample(c) / static_cast<double>(c.a().i("groups")), 7, 5, 5); }
 void instancenorm(const Ctx& c, OpCost& r) {
   grouped(c, r, per_sample(c) / static_cast<double>(c.in_shapes.at(0).at(0)), 7, 5, 5);

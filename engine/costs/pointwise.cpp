@@ -5,7 +5,8 @@
 //   relu6        2  min(max(x, 0), 6)                      2  two range tests
 //   leaky_relu   2  compare, mul                           2
 //   elu          4  compare, exp, sub, mul                 3  compare, (y + alpha) or 1, mul
-//   prelu        2  compare, mul by the learned slope      2 per input element for the input gradient, 2 for the slope's (mul, sum)
+//   prelu        2  compare, mul by the learned slope      2 per input element for the input gradient, 2 for the slope's (mul, sum);
+//                                                          two kernels with the input gradient (it, the slope's reduction), one without
 //   sigmoid      4  neg, exp, add, div                     3  g*s*(1-s)
 //   tanh         5  mul, exp, sub, add, div                3  g*(1-t^2)
 //   silu         5  sigmoid + mul                          9  recompute sigmoid (4) + g*s*(1+x*(1-s)) (5)
@@ -18,8 +19,10 @@
 //   exp 1 / 1 (g*y); sqrt 1 / 2 (g / (2y)); rsqrt 1 / 3 (-g y^3 / 2)
 //   add, sub     1                                         pass the gradient (sub: negate, 1); a broadcast operand's gradient is reduced (1/element)
 //   mul          1                                         1 per needed operand (+1 reduction when broadcast)
-//   div          1                                         a: 1 (g/b); b: 3 (-g*a/b^2) (+1 reduction when broadcast)
+//   div          1                                         a: 1 (g/b, reads b); b: 3 (-g*a/b^2, reads a and b) (+1 reduction when broadcast)
 //   pow          1                                         3 (g * e * x^(e-1)); a tensor exponent adds 3 (g * y * ln x)
+//                                                          (+1 reduction when broadcast); reads the saved result besides
+// Backward reads g and the operands the wanted gradients' formulas use, each once; one kernel.
 // A number operand (`mul(x, 0.125)`) is folded into the kernel: one input tensor.
 #include "engine/costs/rows.hpp"
 
@@ -43,26 +46,35 @@ void prelu(const Ctx& c, OpCost& r) {
                     (c.needf() * c.in() + c.params) * c.w, 1 + (c.need() ? 1 : 0));
 }
 
-// Binary arithmetic. `own` FLOPs per output forward; `grad[i]` FLOPs per element of operand i's gradient.
-void arithmetic(const Ctx& c, OpCost& r, double grad_a, double grad_b, bool reads_other) {
+// Binary arithmetic. `grad_a`, `grad_b`: FLOPs per output of each operand's gradient. `reads`: which
+// operands the gradients' formulas read, per operand whose gradient is wanted (mul's a-gradient g*b
+// reads b; div's b-gradient -g*a/b^2 reads a and b); each operand is read once however many need it.
+struct GradReads {
+  bool a_for_a, b_for_a, a_for_b, b_for_b;
+};
+void arithmetic(const Ctx& c, OpCost& r, double grad_a, double grad_b, GradReads reads) {
   r.forward = pass(c.out(), c.in_total() * c.w, c.out() * c.w);
   double flops = 0, read = c.out(), written = 0;
   const double per[2] = {grad_a, grad_b};
+  bool read_operand[2] = {false, false};
   for (std::size_t i = 0; i < c.in_shapes.size(); ++i) {
     if (!c.need(i)) continue;
     flops += per[i] * c.out() + (c.in(i) < c.out() ? c.out() : 0.0);   // reduce over broadcast axes
-    if (reads_other && c.in_shapes.size() == 2) read += c.in(1 - i);
+    read_operand[0] |= i == 0 ? reads.a_for_a : reads.a_for_b;
+    read_operand[1] |= i == 0 ? reads.b_for_a : reads.b_for_b;
     written += c.in(i);
   }
+  for (std::size_t i = 0; i < c.in_shapes.size(); ++i)
+    if (read_operand[i]) read += c.in(i);
   if (written == 0) return;   // no operand needs a gradient (grad.output may still be set by a caller)
   r.backward = pass(flops, read * c.w, written * c.w);
 }
-void add(const Ctx& c, OpCost& r) { arithmetic(c, r, 0, 0, false); }
-void sub(const Ctx& c, OpCost& r) { arithmetic(c, r, 0, 1, false); }
-void mul(const Ctx& c, OpCost& r) { arithmetic(c, r, 1, 1, true); }
-void div(const Ctx& c, OpCost& r) { arithmetic(c, r, 1, 3, true); }
+void add(const Ctx& c, OpCost& r) { arithmetic(c, r, 0, 0, {false, false, false, false}); }
+void sub(const Ctx& c, OpCost& r) { arithmetic(c, r, 0, 1, {false, false, false, false}); }
+void mul(const Ctx& c, OpCost& r) { arithmetic(c, r, 1, 1, {false, true, true, false}); }
+void div(const Ctx& c, OpCost& r) { arithmetic(c, r, 1, 3, {false, true, true, true}); }
 void pow(const Ctx& c, OpCost& r) {
-  arithmetic(c, r, 3, 3, true);
+  arithmetic(c, r, 3, 3, {false, true, true, false});
   r.backward.bytes_read += c.out() * c.w;   // the saved result or input
 }
 

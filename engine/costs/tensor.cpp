@@ -5,7 +5,8 @@
 //   slice         -                                         write the gradient into a zero-filled input-sized tensor
 //   expand        -                                         sum the gradient over the broadcast axes (1 add/element)
 //   concat        copy every input                          views of the output gradient: free
-//   gather        copy `count` rows (+ int64 index)         index_add into a zero-filled input (1 add/element)
+//   gather        copy `count` rows (+ the int64 index,     index_add into a zero-filled input (1 add/element;
+//                 count x 8 B, one for every sample)        reads the index too; 2 kernels)
 //   channel_shuffle, pad, roll                              a copy each way
 //   mean, sum     1 add per input element (+1 div per output for mean)   broadcast the gradient back (mean: 1 mul/element)
 //   amax          1 comparison per input element            g * (x == max): 2 per input element
@@ -27,8 +28,10 @@ void expand(const Ctx& c, OpCost& r) {
 void concat(const Ctx& c, OpCost& r) { r.forward = pass(0, c.in_total() * c.w, c.out() * c.w); }
 
 void gather(const Ctx& c, OpCost& r) {
-  r.forward = pass(0, c.out() * c.w + c.out() / c.batch * kIndexBytes, c.out() * c.w);
-  r.backward = pass(c.out(), c.out() * c.w, c.in() * c.w, 2);   // zero fill + index_add
+  // index_select: one int64 index of `count` entries, shared by every sample.
+  const double index = static_cast<double>(c.a().i("count")) * kIndexBytes;
+  r.forward = pass(0, c.out() * c.w + index, c.out() * c.w);
+  r.backward = pass(c.out(), c.out() * c.w + index, c.in() * c.w, 2);   // zero fill + index_add
 }
 
 void reduce(const Ctx& c, OpCost& r, bool mean) {
