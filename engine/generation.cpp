@@ -35,21 +35,26 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   if (g.kv_cache_bytes_per_token == 0.0)
     throw SimulationError("network '" + prefill_net.name + "' has no attention layer: there is no KV cache to decode against");
   g.prefill = simulate(prefill_net, device, o);
+  // The prefill's last position gives the first token; each later one is a decode step fed the token
+  // before it, against the prompt and the tokens before that: G - 1 steps at past P .. P+G-2. With
+  // G = 1 no step runs, and the step at past P is still reported (what the next token would cost).
+  const std::int64_t steps = count - 1;
   const Report first = simulate(network_at(1, prompt), device, o);
-  g.decode_last = simulate(network_at(1, prompt + count - 1), device, o);
+  g.decode_last = simulate(network_at(1, prompt + std::max<std::int64_t>(steps - 1, 0)), device, o);
 
   g.prefill_s = g.prefill.totals.time_fwd_s;
   g.decode_first_s = first.totals.time_fwd_s;
   g.decode_last_s = g.decode_last.totals.time_fwd_s;
   g.decode_per_token_s = 0.5 * (g.decode_first_s + g.decode_last_s);
-  g.latency_s = g.prefill_s + static_cast<double>(count) * g.decode_per_token_s;
+  g.latency_s = g.prefill_s + static_cast<double>(steps) * g.decode_per_token_s;
   const double batch = static_cast<double>(o.batch);
   g.tokens_per_s = batch * static_cast<double>(count) / g.latency_s;
   g.decode_tokens_per_s = batch / g.decode_per_token_s;
 
   const Totals& t = g.prefill.totals;
   g.weight_bytes = t.weight_bytes;
-  g.kv_cache_bytes = batch * static_cast<double>(prompt + count) * g.kv_cache_bytes_per_token;
+  // The last token is never fed back: the cache peaks at the prompt and the first G - 1 tokens.
+  g.kv_cache_bytes = batch * static_cast<double>(prompt + count - 1) * g.kv_cache_bytes_per_token;
   g.activation_bytes = t.peak_activation_bytes;
   g.memory_bytes = g.weight_bytes + g.kv_cache_bytes + g.activation_bytes;
   // What no decode step can beat: the first step's roofline, the bytes it reads (the weights it

@@ -28,12 +28,12 @@ std::string table(const Generation& g) {
                           ratio(g.decode_per_token_s / g.decode_bound_s, "x") +
                           " of it (efficiency below peak, launches, the cache growing)");
   row("KV cache", memory(g.kv_cache_bytes_per_token) + " per token per sequence, " + memory(g.kv_cache_bytes) +
-                      " at " + std::to_string(g.prompt + g.generate) + " tokens x batch " + std::to_string(g.batch));
+                      " at " + std::to_string(g.prompt + g.generate - 1) + " cached tokens x batch " + std::to_string(g.batch));
   row("memory", memory(g.memory_bytes) + " (weights " + memory(g.weight_bytes) + " + KV cache + activations " +
                     memory(g.activation_bytes) + ")" +
                     (g.fits ? std::string(*g.fits ? ": fits in " : ": DOES NOT FIT in ") + memory(*r.device.memory_bytes)
                             : std::string(": device memory not given")));
-  if (g.fits) row("largest batch", std::to_string(g.max_batch) + " sequences of " + std::to_string(g.prompt + g.generate) + " tokens");
+  if (g.fits) row("largest batch", std::to_string(g.max_batch) + " sequences of " + std::to_string(g.prompt + g.generate - 1) + " cached tokens");
   return s;
 }
 

@@ -49,19 +49,25 @@ TEST_CASE("prefill, decode and latency add up, and decode is the mean of its fir
   const auto g = engine::generate(decoder_at(), testing::a100(), {.batch = 4, .precision = ir::Precision::FP16}, 64, 20);
   CHECK(g.prefill.network == "gqa");
   CHECK(g.prefill_s == g.prefill.totals.time_fwd_s);
-  // The step at past = P + G - 1 = 83, and at 64: decode time is affine in the cached length.
+  // 20 tokens: the prefill gives the first, 19 decode steps the rest, at past = 64 .. 82 (P + G - 2):
+  // decode time is affine in the cached length.
   const auto step = [&](std::int64_t past) {
     return engine::simulate(decoder_at()(1, past), testing::a100(), {.batch = 4, .precision = ir::Precision::FP16})
         .totals.time_fwd_s;
   };
   CHECK(g.decode_first_s == step(64));
-  CHECK(g.decode_last_s == step(83));
+  CHECK(g.decode_last_s == step(82));
   double sum = 0;
-  for (std::int64_t past = 64; past < 84; ++past) sum += step(past);
-  CHECK_THAT(g.decode_per_token_s * 20, WithinRel(sum, 1e-12));   // affine: the mean is exact
+  for (std::int64_t past = 64; past < 83; ++past) sum += step(past);
+  CHECK_THAT(g.decode_per_token_s * 19, WithinRel(sum, 1e-12));   // affine: the mean is exact
   CHECK_THAT(g.latency_s, WithinRel(g.prefill_s + sum, 1e-12));
   CHECK_THAT(g.tokens_per_s, WithinRel(4 * 20 / g.latency_s, 1e-12));
-  CHECK(g.kv_cache_bytes == 4.0 * (64 + 20) * 384);
+  // The cache peaks at the prompt and the 19 tokens fed back: 4 x 83 x 384 B.
+  CHECK(g.kv_cache_bytes == 4.0 * (64 + 19) * 384);
+  // One token is the prefill alone.
+  const auto one = engine::generate(decoder_at(), testing::a100(), {.batch = 4, .precision = ir::Precision::FP16}, 64, 1);
+  CHECK(one.latency_s == one.prefill_s);
+  CHECK(one.kv_cache_bytes == 4.0 * 64 * 384);
   CHECK(g.memory_bytes == g.weight_bytes + g.kv_cache_bytes + g.activation_bytes);
 }
 
