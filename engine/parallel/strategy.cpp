@@ -127,7 +127,10 @@ StepResult evaluate(const Strategy& s, const MicroBatchProfile& p, const Transfo
   p2p.kind = Collective::PointToPoint;
   p2p.bytes = activation / T;
   p2p.ranks = 2;
-  const bool crosses_nodes = static_cast<int>(T * D) >= node;
+  // Stages are laid out one after another over the ranks (tensor ranks innermost, then data): some
+  // boundary crosses a node wherever all the ranks do not fit in one node, and the slowest send paces
+  // the pipeline.
+  const bool crosses_nodes = T * D * P > node;
   p2p.seconds = s.pipeline > 1 ? collective_seconds(Collective::PointToPoint, p2p.bytes, {2, crosses_nodes ? 1 : 2}, topo) : 0.0;
   const double p2p_each_pass = v * p2p.seconds;
 
@@ -137,10 +140,11 @@ StepResult evaluate(const Strategy& s, const MicroBatchProfile& p, const Transfo
   r.pipeline_s = slots * (r.forward_s + r.backward_s);
   r.bubble_s = (P - 1.0) / v * (r.forward_s + r.backward_s);
   r.bubble_fraction = (P - 1.0) / (v * m_count);
-  tp.calls = slots * (s.sequence_parallel ? 4.0 : 2.0) * L_stage * (1.0 + backward_collectives) * (s.tensor > 1 ? 1 : 0);
-  tp.exposed_s = slots * (tp_f + tp_b);
-  p2p.calls = s.pipeline > 1 ? 2.0 * v * slots : 0.0;
-  p2p.exposed_s = slots * 2.0 * p2p_each_pass;
+  // What one device runs in a step: every micro-batch's collectives (the bubble's slots run none).
+  tp.calls = tp.seconds > 0 ? m_count * (s.sequence_parallel ? 4.0 : 2.0) * L_stage * (1.0 + backward_collectives) : 0.0;
+  tp.exposed_s = m_count * (tp_f + tp_b);
+  p2p.calls = s.pipeline > 1 ? 2.0 * v * m_count : 0.0;
+  p2p.exposed_s = m_count * 2.0 * p2p_each_pass;
 
   // Data parallelism and ZeRO over the device's parameters.
   const double params_device = (p.block_params * L_stage + outside_params) / T;
@@ -153,19 +157,27 @@ StepResult evaluate(const Strategy& s, const MicroBatchProfile& p, const Transfo
   dp.bytes = gradient_bytes / buckets;
   dp.ranks = s.data;
   dp.seconds = s.data > 1 ? collective_seconds(dp.kind, dp.bytes, dp_group, topo) : 0.0;
-  dp.calls = s.data > 1 ? buckets : 0.0;
+  // ZeRO-2 and 3 keep only their shard of the gradients, so every micro-batch's gradients are
+  // reduce-scattered as its backward makes them (DeepSpeed's stage 2 and 3 under gradient
+  // accumulation); plain data parallelism and ZeRO-1 accumulate and reduce once a step.
+  const double reduce_rounds = s.zero >= 2 ? m_count : 1.0;
+  dp.calls = s.data > 1 ? reduce_rounds * buckets : 0.0;
   const double reduce_s = dp.calls * dp.seconds;
   CollectiveUse& gather = use(r, Traffic::ZeroGather);
   gather.kind = Collective::AllGather;
   gather.bytes = weight_bytes / buckets;
   gather.ranks = s.data;
   gather.seconds = s.data > 1 && s.zero > 0 ? collective_seconds(Collective::AllGather, gather.bytes, dp_group, topo) : 0.0;
-  // ZeRO 1 and 2 gather the updated weights once a step; ZeRO 3 also before every forward and backward.
-  const double gathers_per_step = s.zero == 0 ? 0.0 : s.zero < 3 ? 1.0 : 1.0 + 2.0 * m_count;
+  // ZeRO 1 and 2 gather the updated weights once a step. ZeRO 3 keeps only its shard after the update
+  // and gathers the weights before every micro-batch's forward and again before its backward
+  // (Rajbhandari et al. 2020, section 7.2.2): 2 m gathers, none after the update.
+  const double gathers_per_step = s.zero == 0 ? 0.0 : s.zero < 3 ? 1.0 : 2.0 * m_count;
   gather.calls = gather.seconds > 0 ? gathers_per_step * buckets : 0.0;
   if (s.overlap) {
-    // Buckets reduce under the last micro-batch's backward; the last bucket always waits for it.
-    dp.exposed_s = reduce_s > 0 ? std::max(dp.seconds, reduce_s - b_compute) : 0.0;
+    // Buckets reduce under their micro-batch's backward (the last one's, where gradients accumulate);
+    // the last bucket of each round always waits for it.
+    const double round_s = reduce_s / reduce_rounds;
+    dp.exposed_s = reduce_s > 0 ? reduce_rounds * std::max(dp.seconds, round_s - b_compute) : 0.0;
     // The weights' gathers run ahead of the compute that needs them (prefetch).
     const double gather_s = gather.calls * gather.seconds;
     const double hidden_under = s.zero == 3 ? m_count * (f_compute + b_compute) : f_compute;
