@@ -468,3 +468,26 @@ TEST_CASE("dropout keeps the shape and refuses a probability above 1") {
   CHECK(output_of("dropout(0.2)", "[6, 4, 4]") == ir::Shape{6, 4, 4});
   CHECK_THROWS_AS(output_of("dropout(1.5)", "[6, 4, 4]"), lang::Error);
 }
+
+TEST_CASE("what PyTorch refuses in reductions, padding, interpolation and prelu is refused at the call") {
+  // torch.mean(x, dim=(0, 0)): "dim 0 appears multiple times in the list of dims".
+  CHECK_THROWS_AS(output_of("mean(axes: [0, 0])", "[3, 4, 5]"), lang::Error);
+  CHECK_THROWS_AS(output_of("sum(axes: [1, -2])", "[3, 4, 5]"), lang::Error);   // -2 is axis 1 again
+  // F.pad(mode="reflect"): "Padding size should be less than the corresponding input dimension"
+  // (5 on a width of 5 is refused, 4 accepted: 5 + 2 x 4 = 13).
+  CHECK_THROWS_AS(output_of("pad([5, 5, 0, 0], mode: \"reflect\")", "[2, 5, 5]"), lang::Error);
+  CHECK(output_of("pad([4, 4, 0, 0], mode: \"reflect\")", "[2, 5, 5]") == ir::Shape{2, 5, 13});
+  // mode="circular": "Padding value causes wrapping around more than once" past the axis' length.
+  CHECK_THROWS_AS(output_of("pad([6, 0, 0, 0], mode: \"circular\")", "[2, 5, 5]"), lang::Error);
+  CHECK(output_of("pad([5, 0, 0, 0], mode: \"circular\")", "[2, 5, 5]") == ir::Shape{2, 5, 10});
+  // A fill value with a non-constant mode: "Padding mode \"reflect\" doesn't take in value argument".
+  CHECK_THROWS_AS(output_of("pad([1, 1, 1, 1], mode: \"reflect\", value: 1)", "[2, 5, 5]"), lang::Error);
+  // F.interpolate: "only one of size or scale_factor should be defined"; align_corners only with the
+  // interpolating modes.
+  CHECK_THROWS_AS(output_of("upsample(scale: 2, size: 8)", "[2, 4, 4]"), lang::Error);
+  CHECK_THROWS_AS(output_of("upsample(scale: 2, align_corners: true)", "[2, 4, 4]"), lang::Error);
+  CHECK(output_of("upsample(scale: 2, mode: \"bilinear\", align_corners: true)", "[2, 4, 4]") == ir::Shape{2, 8, 8});
+  // nn.PReLU(num_parameters=3) on 4 channels fails in torch; here at the call, as a diagnostic.
+  CHECK_THROWS_AS(output_of("prelu(num: 3)", "[4, 5, 5]"), lang::Error);
+  CHECK(output_of("prelu(num: 4)", "[4, 5, 5]") == ir::Shape{4, 5, 5});
+}

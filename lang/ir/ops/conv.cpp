@@ -3,6 +3,8 @@
 #include "lang/ir/ops/families.hpp"
 #include "lang/ir/ops/rows.hpp"
 
+#include <algorithm>
+
 namespace ridge::ir::families {
 namespace {
 
@@ -85,6 +87,11 @@ Shape upsample(const Attrs& a, const In& in) {
   if ((mode == "linear" && rank != 1) || (mode == "bilinear" && rank != 2) || (mode == "bicubic" && rank != 2) ||
       (mode == "trilinear" && rank != 3))
     fail("upsample mode \"" + mode + "\" does not fit an input with " + str(static_cast<std::int64_t>(rank)) + " spatial axes");
+  // F.interpolate's rules: a size or a scale, not both; align_corners only where it interpolates.
+  const auto given = [](const std::vector<std::int64_t>& v) { return std::any_of(v.begin(), v.end(), [](auto x) { return x != 0; }); };
+  if (given(size) && given(scale)) fail("upsample takes a size or a scale, not both");
+  if (a.b("align_corners") && mode == "nearest")
+    fail("align_corners is for the interpolating modes (linear, bilinear, bicubic, trilinear), not \"nearest\"");
   Shape out{in[0][0]};
   for (std::size_t i = 0; i < rank; ++i) {
     if (size[i] > 0) {

@@ -10,6 +10,15 @@ using namespace rows;
 // `add(a, b)`: b a tensor (broadcast) or a number.
 std::vector<ParamSpec> binary() { return {tensor("a"), {"b", K::TensorOrNumber}}; }
 
+// The slope count is checked with the shape, so a mismatch is a diagnostic at the call, not a failure
+// later when the parameters are counted.
+Shape prelu(const Attrs& a, const In& in) {
+  const std::int64_t n = a.i("num");
+  if (n != 1 && n != in[0][0])
+    fail("prelu's num (" + str(n) + ") must be 1 or the channel count (" + str(in[0][0]) + ")");
+  return in[0];
+}
+
 std::int64_t prelu_weights(const Attrs& a, const In& in) {
   const std::int64_t n = a.i("num");
   if (n != 1 && n != in[0][0])
@@ -40,7 +49,7 @@ std::vector<OpSpec> pointwise_ops() {
       unary("relu6", "min(max(x, 0), 6)"),
       unary("leaky_relu", "x if x > 0 else negative_slope * x", {{"negative_slope", K::Real, R(0.01)}}),
       unary("elu", "x if x > 0 else alpha * (exp(x) - 1)", {{"alpha", K::Real, R(1.0)}}),
-      {"prelu", {tensor("x"), {"num", K::Int, I(1)}}, C::Elementwise, same_shape, prelu_weights, false,
+      {"prelu", {tensor("x"), {"num", K::Int, I(1)}}, C::Elementwise, prelu, prelu_weights, false,
        "leaky ReLU with a learned slope (1, or one per channel)"},
       unary("sigmoid", "1 / (1 + exp(-x))"),
       unary("tanh", "hyperbolic tangent"),

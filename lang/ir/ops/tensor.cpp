@@ -134,10 +134,21 @@ Shape pad(const Attrs& a, const In& in) {
   if (a.s("mode") != "constant" && p.size() != 2 * (in[0].size() - 1))
     fail("pad mode \"" + a.s("mode") + "\" needs a (before, after) pair for each of the " +
          str(static_cast<std::int64_t>(in[0].size() - 1)) + " spatial axes of " + to_string(in[0]));
+  const std::string& mode = a.s("mode");
+  if (mode != "constant" && a.r("value") != 0.0)
+    fail("pad mode \"" + mode + "\" takes no value (torch's rule: only constant padding fills with one)");
   Shape out = in[0];
   for (std::size_t i = 0; i < p.size() / 2; ++i) {
     auto& d = out[out.size() - 1 - i];
     if (p[2 * i] > kMaxDimension || p[2 * i + 1] > kMaxDimension) fail("padding is absurdly large");
+    // torch: reflection mirrors inside the axis (pad < size); circular padding wraps around at most once.
+    const std::int64_t widest = std::max(p[2 * i], p[2 * i + 1]);
+    if (mode == "reflect" && widest >= d)
+      fail("reflect padding of " + str(widest) + " needs an axis longer than it; axis " +
+           str(static_cast<std::int64_t>(out.size() - 1 - i)) + " has " + str(d));
+    if (mode == "circular" && widest > d)
+      fail("circular padding of " + str(widest) + " would wrap around axis " +
+           str(static_cast<std::int64_t>(out.size() - 1 - i)) + " (" + str(d) + ") more than once");
     d += p[2 * i] + p[2 * i + 1];
     if (d < 1) fail("padding removes the whole of axis " + str(static_cast<std::int64_t>(out.size() - 1 - i)));
   }
@@ -153,7 +164,11 @@ Shape roll(const Attrs& a, const In& in) {
 Shape reduce(const Attrs& a, const In& in) {
   const auto& axes = a.ints("axes");
   std::vector<bool> reduced(in[0].size(), axes.empty());
-  for (auto d : axes) reduced[static_cast<std::size_t>(checked_axis(d, in[0].size()))] = true;
+  for (auto d : axes) {
+    const auto axis = static_cast<std::size_t>(checked_axis(d, in[0].size()));
+    if (reduced[axis]) fail("axis " + str(static_cast<std::int64_t>(axis)) + " appears more than once in the axes");
+    reduced[axis] = true;
+  }
   Shape out;
   for (std::size_t i = 0; i < in[0].size(); ++i) {
     if (!reduced[i]) out.push_back(in[0][i]);
