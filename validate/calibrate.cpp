@@ -58,20 +58,6 @@ double rel(double predicted, double measured) { return relative_error(predicted,
 
 }  // namespace
 
-DeviceChoice parse_device(std::string_view text) {
-  if (text == "cpu") return {false, 0};
-  if (text == "cuda") return {true, 0};
-  constexpr std::string_view prefix = "cuda:";
-  if (text.starts_with(prefix)) {
-    const std::string_view digits = text.substr(prefix.size());
-    int index = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    if (!digits.empty() && ec == std::errc{} && end == digits.data() + digits.size() && index >= 0 && index < 1024)
-      return {true, index};
-  }
-  throw std::invalid_argument("--device must be cpu, cuda or cuda:N, not '" + std::string(text) + "'");
-}
-
 namespace {
 
 // Where --device cuda cannot run, say why before anything is measured: Debian's LibTorch has no CUDA,

@@ -4,6 +4,7 @@
 // the networks in the fit and those held out of it). No printing: calibrate_main.cpp renders.
 #pragma once
 
+#include "validate/calibrate_command.hpp"
 #include "validate/ceilings.hpp"
 #include "validate/fit.hpp"
 #include "validate/measure.hpp"
@@ -110,12 +111,6 @@ struct ErrorSummary {
 };
 ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool holdout, bool after);
 
-// --device: "cpu", "cuda" (device 0) or "cuda:N". Throws std::invalid_argument for anything else.
-struct DeviceChoice {
-  bool cuda = false;
-  int index = 0;
-};
-DeviceChoice parse_device(std::string_view text);
 
 // The torch dtype of a precision; throws std::invalid_argument for one LibTorch cannot run (int8).
 at::ScalarType torch_dtype(ir::Precision precision);

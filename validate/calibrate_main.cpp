@@ -9,12 +9,9 @@
 #include "validate/measurements_csv.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "engine/io/output_safety.hpp"
 #include "lang/ir/ops.hpp"
-#include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
 
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -24,7 +21,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <set>
 #include <iostream>
 #include <vector>
 
@@ -153,137 +149,54 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
-lang::Overrides parse_sets(const std::vector<std::string>& sets) {
-  lang::Overrides o;
-  for (const std::string& s : sets) {
-    const std::size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw std::invalid_argument("--set: expected name=value, got '" + s + "'");
-    o[s.substr(0, eq)] = s.substr(eq + 1);
-  }
-  return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Measure networks in LibTorch, fit PALEO's PPP and write a calibrated .hw"};
-  std::string device = "cpu", dtype = "fp32", base, out, measurements;
-  int threads = 0;
-  std::int64_t batch = 8;
-  std::vector<std::string> nets, holdout, sets;
-  std::int64_t seq_len = 0;
-  validate::MeasureOptions mo;
-  validate::CeilingOptions co;
-  bool layers = true, probes = true, cold_cache = true;
-  double size_bands = 1.0, smoothing = validate::FitOptions{}.smoothing;
-  app.add_option("--device", device, "cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--batch", batch, "samples per batch")->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  app.add_option("--dtype", dtype, "fp32, fp16, bf16, tf32, fp64")->capture_default_str();
-  app.add_option("--base", base, "datasheet .hw the PPP are relative to (default: this machine's measured ceilings)");
-  app.add_option("--out", out, "the calibrated .hw to write")->required();
-  app.add_option("--measurements", measurements,
-                 "write the per-layer times as CSV layer,pass,seconds for simulate --measured "
-                 "(one network: FILE; several: FILE-NETWORK.csv beside it)");
-  app.add_option("--threads", threads, "CPU threads for LibTorch (0: its own count, as a user's script runs; the .hw records it)")->capture_default_str()->check(CLI::Range(0, 1024));
-  app.add_option("-s,--set", sets,
-                 "override a network parameter, name=value, in every network that declares it (seq_len=128); "
-                 "one per --set")
-      ->allow_extra_args(false);
-  app.add_option("--seq-len", seq_len, "tokens per sample of the language models: --set seq_len=N")
-      ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--holdout", holdout, "networks measured and predicted but not fitted");
-  app.add_option("--warmup", mo.warmup, "warm-up runs per measurement")->capture_default_str()->check(CLI::Range(0, 1000));
-  app.add_option("--repeats", mo.repeats, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
-  app.add_option("--budget", mo.budget_s, "seconds per layer pass before repeats stop")->capture_default_str();
-  app.add_option("--gemm-size", co.gemm_size, "N of the N^3 GEMM ceiling")->capture_default_str();
-  app.add_option("--size-bands", size_bands,
-                 "width, in decades of a pass's FLOPs and bytes, of the bands of op sizes a PPP is fitted per "
-                 "(written as curves over size); 0: one PPP per op class and pass")
-      ->capture_default_str()->check(CLI::Range(0.0, 20.0));
-  app.add_option("--smoothing", smoothing, "how strongly neighbouring size bands are tied together (0: not at all)")
-      ->capture_default_str()->check(CLI::Range(0.0, 1e6));
-  app.add_flag("!--no-layers", layers, "leave the per-layer table out of the report");
-  app.add_flag("!--no-probes", probes,
-               "measure only the networks given, not the kernel probes (depthwise convs, global pools): a class the networks lack then takes its fallback's PPP (depthwise: matmul; reduction: pooling)");
-  app.add_flag("!--warm-cache", cold_cache,
-               "time each layer pass on the cache its previous run left warm (default on a CPU: write twice the "
-               "last-level cache before each timed run, so that weights and inputs come from memory as in a network)");
-  app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
-  CLI11_PARSE(app, argc, argv);
-
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {
+    // Every check of the command, and the networks' loading, before LibTorch is touched.
+    const validate::ParsedCommand parsed = validate::parse_calibrate_command(argc, argv, std::cout, std::cerr);
+    if (!parsed.command) return parsed.exit_code;
+    const validate::CalibrateCommand& c = *parsed.command;
     validate::CalibrateOptions o;
-    const auto [cuda, index] = validate::parse_device(device);
-    o.cuda = cuda;
-    o.cuda_index = index;
-    o.batch = batch;
-    const auto precision = ir::precision_from_name(dtype);
-    if (!precision) throw std::invalid_argument("unknown --dtype '" + dtype + "'");
-    o.precision = *precision;
-    if (!base.empty()) o.base = lang::load_device(lang::resolve_device_path(base));
+    o.cuda = c.device.cuda;
+    o.cuda_index = c.device.index;
+    o.batch = c.batch;
+    o.precision = c.precision;
+    o.base = c.base;
     o.date = today();
-    o.threads = threads;
-    o.probes = probes;
-    o.cold_cache = cold_cache;
-    o.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
-    mo.stop = &g_stop;
-    mo.progress = [](const std::string& line) { std::cerr << line << std::endl; };
-    co.stop = &g_stop;
-    o.measure = mo;
-    o.ceilings = co;
-
-    lang::Overrides overrides = parse_sets(sets);
-    if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
-    std::set<std::string> applied;
-    // Each network takes the overrides it declares: --set seq_len=128 shortens the language models
-    // and leaves the CNNs beside them as they are.
-    const auto load = [&](const std::string& name) {
-      const std::string path = lang::resolve_network_path(name);
-      lang::Overrides own;
-      for (const std::string& declared : lang::network_parameters(path))
-        if (const auto it = overrides.find(declared); it != overrides.end()) {
-          own.insert(*it);
-          applied.insert(declared);
-        }
-      return lang::load_network(path, own);
-    };
+    o.threads = c.threads;
+    o.probes = c.probes;
+    o.cold_cache = c.cold_cache;
+    o.fit = c.fit;
+    o.measure.warmup = c.warmup;
+    o.measure.repeats = c.repeats;
+    o.measure.budget_s = c.budget_s;
+    o.measure.stop = &g_stop;
+    o.measure.progress = [](const std::string& line) { std::cerr << line << std::endl; };
+    o.ceilings.gemm_size = c.gemm_size;
+    o.ceilings.stop = &g_stop;
     std::vector<validate::CalibrationNetwork> inputs;
-    std::vector<engine::io::NamedPath> read;   // every file the run reads, for the output-safety rule
-    for (const auto& n : nets) inputs.push_back({load(n), false}), read.push_back({"network", lang::resolve_network_path(n)});
-    for (const auto& n : holdout) inputs.push_back({load(n), true}), read.push_back({"held-out network", lang::resolve_network_path(n)});
-    if (!base.empty()) read.push_back({"--base device file", lang::resolve_device_path(base)});
-    for (const auto& [name, value] : overrides)
-      if (!applied.count(name))
-        throw std::invalid_argument("--set " + name + "=" + value + ": no network given declares a parameter '" + name + "'");
-    // Before anything is measured: no output may be an input, another output, or a link to either.
-    std::vector<engine::io::NamedPath> written{{"--out", out}};
-    const std::size_t asked = nets.size() + holdout.size();
-    if (!measurements.empty())
-      for (const auto& n : inputs)
-        written.push_back({"--measurements", asked == 1 ? measurements : validate::measurements_path(measurements, n.network.name)});
-    engine::io::check_outputs(read, written);
+    for (const auto& n : c.networks) inputs.push_back({n.network, n.holdout});
 
     const validate::CalibrationResult r = validate::calibrate(inputs, o);
-    print_report(r, layers);
+    print_report(r, c.layers);
     for (const auto& n : r.networks)
       for (const std::string& w : validate::noise_warnings(n)) std::cerr << "calibrate: warning: " << w << std::endl;
     // No signal may cut the write short: block them for the few microseconds it takes.
     std::signal(SIGINT, SIG_IGN);
     std::signal(SIGTERM, SIG_IGN);
-    engine::io::write_file_atomically(out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
-                                                                         ". Regenerate rather than edit."));
-    std::cerr << "wrote " << out << std::endl;
-    if (!measurements.empty())
+    engine::io::write_file_atomically(c.out, validate::write_hw(r.device, "Calibrated by ridge calibrate on " + o.date +
+                                                                           ". Regenerate rather than edit."));
+    std::cerr << "wrote " << c.out << std::endl;
+    if (!c.measurements.empty())
       for (const auto& n : r.networks) {
         if (n.probe) continue;   // the user's networks only
         std::vector<validate::MeasuredPass> passes;
         for (const auto& l : r.layers)
           if (l.network == n.network && !l.train) passes.push_back({l.layer, l.pass, l.measured_s});
-        const std::string path =
-            asked == 1 ? measurements : validate::measurements_path(measurements, n.network);
+        const std::string path = c.measurements_path_for(n.network);
         engine::io::write_file_atomically(path, validate::measurements_csv(passes));
         std::cerr << "wrote " << path << std::endl;
       }

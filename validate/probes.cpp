@@ -13,7 +13,9 @@ std::vector<ir::Network> kernel_probes() {
   constexpr Shape kShapes[] = {{32, 112}, {96, 56}, {192, 28}, {384, 14}, {768, 7}};
   std::vector<ir::Network> probes;
   for (const std::int64_t kernel : {3, 5})
-    for (const auto [c, size] : kShapes) {
+    for (const Shape& shape : kShapes) {
+      // Named copies: clang 14 cannot capture a structured binding in the lambda below.
+      const std::int64_t c = shape.channels, size = shape.size;
       lang::NetworkBuilder b("probe_dw" + std::to_string(kernel) + "_c" + std::to_string(c) + "_s" + std::to_string(size),
                              {c, size, size});
       const auto depthwise = [&](lang::NetworkBuilder::Value x, std::int64_t stride) {
