@@ -4,8 +4,9 @@
 // (timing.hpp) and the whole-network sums (simulate.hpp) only add these numbers up.
 //
 // Conventions (README "Counting"):
-// - A multiply-add is 2 FLOPs. MACs count conv, linear and matmul only, as torchvision's published
-//   GFLOPS (which are MACs) do; every other op has 0 MACs but may have FLOPs.
+// - A multiply-add is 2 FLOPs. MACs count the matrix products only, as torchvision's published
+//   GFLOPS (which are MACs) do: conv, linear and matmul, and the products inside attention, moe, lstm
+//   and gru (engine/costs/dense.cpp); every other op has 0 MACs but may have FLOPs.
 // - Counts are per batch (the IR's shapes are per sample), in doubles: exact up to 2^53, which the
 //   IR's per-sample limits and simulate()'s batch limit keep every count inside.
 // - Bytes are at the precision's width (ir::bytes_per_element) for activations, weights and
