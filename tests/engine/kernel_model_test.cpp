@@ -292,3 +292,32 @@ TEST_CASE("the plan cache answers as a fresh search, once per device facts, and 
   CHECK(cache.device(h100()).plan(skinny) == kernels::plan_gemm(skinny, h100()));
   CHECK(first->plan(skinny) == kernels::plan_gemm(skinny, a100()));
 }
+
+TEST_CASE("a depthwise convolution on a GPU is PALEO's terms plus the fixed time of each of its kernels") {
+  // The kernel model leaves depthwise convolutions to PALEO, each kernel paying the GPU's fixed time
+  // beside it (engine/timing.cpp). The backward of a depthwise conv whose input needs a gradient runs
+  // two kernels (input and weight gradients), so it pays the fixed time twice:
+  //   device_s = bytes / (ppp_m bw) + FLOPs / (ppp_c peak) + kernels x fixed.
+  const ridge::ir::Network net = ridge::lang::parse_network(R"(network dw {
+  input x: [32, 56, 56]
+  x = x -> conv(32, 1)
+  return x -> conv(32, 3, pad: 1, groups: 32) as depthwise
+}
+)", "dw.net");
+  const ridge::ir::Device a100_file = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
+  const auto r = ridge::engine::simulate(net, a100_file, {.batch = 8, .precision = ridge::ir::Precision::FP16});
+  const auto& dw = r.layers.back();
+  REQUIRE(dw.name == "depthwise");
+  REQUIRE(dw.bwd.kernels == 2);
+  const auto facts = kernels::gpu_facts(a100_file, ridge::ir::Precision::FP16, true);
+  REQUIRE(facts);
+  const double fixed = facts->kernel_fixed_s;
+  REQUIRE(fixed > 0);
+  const double bw = a100_file.memory_bandwidth->value;
+  const double peak = dw.peak.flops_per_s;
+  const auto paleo = [&](const ridge::engine::PassCost& c, const ridge::engine::Ppp& p) {
+    return c.bytes() / (p.memory * bw) + c.flops / (p.compute * peak);
+  };
+  CHECK_THAT(dw.time_fwd.device_s, WithinRel(paleo(dw.fwd, dw.ppp_fwd) + 1 * fixed, 1e-12));
+  CHECK_THAT(dw.time_bwd.device_s, WithinRel(paleo(dw.bwd, dw.ppp_bwd) + 2 * fixed, 1e-12));
+}

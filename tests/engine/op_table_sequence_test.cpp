@@ -369,3 +369,14 @@ TEST_CASE("the documented FLOPs and forward kernels of lstm, gru and moe, worked
   CHECK(layer(kRecurrentNet, "moe1").fwd.flops == 3072);
   CHECK(layer(kRecurrentNet, "moe2").fwd.flops == 2052);
 }
+
+TEST_CASE("a mixture of experts at decode reads only the experts its tokens were routed to") {
+  // One token (batch 1, [1, 6]), 8 experts, top 2, hidden 5, gated (3 matrices of 6 x 5 = 30 each):
+  // min(E, n k) = min(8, 2) = 2 experts touched. Forward reads x for the router and its 2 routed copies,
+  // 3 x 6 x 4 = 72 B, the router's 6 x 8 = 48 weights and the 2 experts' 2 x 90 = 180: 228 x 4 = 912 B;
+  // 984 B in all (reading all 8 experts would be 48 + 720 = 768 weights, 3144 B).
+  const engine::Report r = engine::simulate(
+      lang::parse_network("network decode_moe {\n  input x: [1, 6]\n  return x -> moe(8, 2, 5)\n}\n", "moe.net"),
+      lang::parse_device(testing::kFixedDeviceHw, "fixed.hw"), {.batch = 1, .precision = ir::Precision::FP32});
+  CHECK(r.layers.back().fwd.bytes_read == 984);
+}

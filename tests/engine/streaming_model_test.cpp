@@ -100,3 +100,22 @@ network probe {
     CHECK_THAT(row.time_fwd.device_s, WithinRel(std::max(dram, compute) + facts->kernel_fixed_s, 1e-9));
   }
 }
+
+TEST_CASE("a softmax over the last axis is the row kernel whether the axis is written -1 or by its index") {
+  // [8, 4096] per sample at batch 2, fp32: 16 rows of 4096 elements (16 KB each): past the warp
+  // kernel's 1024 elements, so one block's, read three times (SoftMax.cu). axis: 1 is the last axis
+  // of the per-sample shape, as -1 is; axis: 0 softmaxes across rows and is no row kernel.
+  const auto rows_of = [](const std::string& axis) {
+    const ridge::ir::Network net = ridge::lang::parse_network(
+        "network n {\n  input x: [8, 4096]\n  return x -> softmax(axis: " + axis + ")\n}\n", "softmax.net");
+    return ridge::engine::workload(net, {.batch = 2}).cost(1).rows_forward;
+  };
+  for (const char* last : {"-1", "1"}) {
+    CAPTURE(last);
+    const kernels::RowKernel r = rows_of(last);
+    CHECK(r.rows == 16);
+    CHECK(r.elements == 4096);
+    CHECK(r.reads == 3);
+  }
+  CHECK(rows_of("0").reads == 1);
+}

@@ -2,6 +2,7 @@
 // each derived in a comment from PyTorch's documented formula; and the attribute combinations PyTorch
 // refuses, refused here with lang::Error. Shapes are per sample: PyTorch's batch axis is left out, so
 // axis 0 is torch's dim 1 (the channel axis of a [C, H, W] value).
+#include "lang/ir/ops.hpp"
 #include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
@@ -490,4 +491,18 @@ TEST_CASE("what PyTorch refuses in reductions, padding, interpolation and prelu 
   // nn.PReLU(num_parameters=3) on 4 channels fails in torch; here at the call, as a diagnostic.
   CHECK_THROWS_AS(output_of("prelu(num: 3)", "[4, 5, 5]"), lang::Error);
   CHECK(output_of("prelu(num: 4)", "[4, 5, 5]") == ir::Shape{4, 5, 5});
+}
+
+TEST_CASE("the norms' parameters are torch's: layernorm with and without its bias, rmsnorm's weight alone") {
+  // nn.LayerNorm(8): weight and bias, 16; nn.LayerNorm(8, bias=False): the weight alone, 8;
+  // nn.LayerNorm([4, 8]): 2 x 32 = 64; nn.RMSNorm(8): 8.
+  const auto params = [](const std::string& call) {
+    const ir::Network net = lang::parse_network("network n {\n  input x: [4, 8]\n  return x -> " + call + "\n}\n", "norm.net");
+    const ir::Layer& layer = net.layers[net.output];
+    return ir::parameter_count(layer, ir::input_shapes(net, layer));
+  };
+  CHECK(params("layernorm") == 16);
+  CHECK(params("layernorm(bias: false)") == 8);
+  CHECK(params("layernorm(dims: 2)") == 64);
+  CHECK(params("rmsnorm") == 8);
 }

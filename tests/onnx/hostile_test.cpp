@@ -16,41 +16,10 @@ using namespace ridge;
 
 namespace {
 
-onnx::ModelProto model(std::vector<std::int64_t> input_dims = {3, 8, 8}) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(17);
-  auto* g = m.mutable_graph();
-  g->set_name("hostile");
-  auto* in = g->add_input();
-  in->set_name("x");
-  auto* t = in->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  t->mutable_shape()->add_dim()->set_dim_param("batch");
-  for (const auto d : input_dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-  g->add_output()->set_name("y");
-  return m;
-}
-
-onnx::NodeProto* node(onnx::ModelProto& m, const std::string& op, std::vector<std::string> inputs,
-                      std::vector<std::string> outputs, const std::string& name = {}) {
-  auto* n = m.mutable_graph()->add_node();
-  n->set_op_type(op);
-  n->set_name(name.empty() ? op + "_" + std::to_string(m.graph().node_size()) : name);
-  for (const auto& i : inputs) n->add_input(i);
-  for (const auto& o : outputs) n->add_output(o);
-  return n;
-}
-
-onnx::TensorProto* initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> dims) {
-  auto* t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (const auto d : dims) t->add_dims(d);
-  return t;
-}
+using onnx_test::initializer;
+using onnx_test::int64_initializer;
+using onnx_test::model;
+using onnx_test::node;
 
 std::string error_of(const std::string& bytes, const lang::OnnxOptions& o = {}) {
   try {
@@ -243,15 +212,6 @@ TEST_CASE("a --dim, --set or --seq-len that binds no input axis of an .onnx mode
 }
 
 namespace {
-
-onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> values) {
-  auto* t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<std::int64_t>(values.size()));
-  for (const auto v : values) t->add_int64_data(v);
-  return t;
-}
 
 onnx::TensorProto* float_initializer(onnx::ModelProto& m, const std::string& name, std::vector<float> values) {
   auto* t = m.mutable_graph()->add_initializer();

@@ -1,4 +1,5 @@
-// Shared by the ONNX tests: fixture paths and the counts compared.
+// Shared by the ONNX tests: fixture paths, the counts compared, and small graphs built through the
+// ONNX protobuf API.
 #pragma once
 
 #include "engine/op_costs.hpp"
@@ -6,7 +7,11 @@
 #include "lang/ir/ops.hpp"
 #include "lang/parse.hpp"
 
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ridge::onnx_test {
 
@@ -42,6 +47,55 @@ inline PassTotals pass_totals(const ir::Network& net, std::int64_t batch, ir::Pr
     t.backward_flops += c.backward.flops;
     t.backward_bytes += c.backward.bytes();
   }
+  return t;
+}
+
+// A model of opset 17 whose graph reads x of [batch, *input_dims] and returns y; add nodes with
+// node() and weights with initializer().
+inline onnx::ModelProto model(std::vector<std::int64_t> input_dims = {3, 8, 8}) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("test");
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* t = in->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->mutable_shape()->add_dim()->set_dim_param("batch");
+  for (const auto d : input_dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  g->add_output()->set_name("y");
+  return m;
+}
+
+inline onnx::NodeProto* node(onnx::ModelProto& m, const std::string& op, std::vector<std::string> inputs,
+                             std::vector<std::string> outputs, const std::string& name = {}) {
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? op + "_" + std::to_string(m.graph().node_size()) : name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return n;
+}
+
+// A float initializer of these dims, declared without its data.
+inline onnx::TensorProto* initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> dims) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (const auto d : dims) t->add_dims(d);
+  return t;
+}
+
+// A 1-D int64 initializer holding these values (axes, shapes, starts).
+inline onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> values) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto v : values) t->add_int64_data(v);
   return t;
 }
 
