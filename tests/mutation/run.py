@@ -134,24 +134,37 @@ def run(cmd, **kw):
 
 
 def copy_tree(repo, dest, source):
-    """The repository's files at HEAD (`head`), or its tracked and unignored files as they are now."""
+    """The repository's files at HEAD (`head`), or its tracked and unignored files as they are now.
+
+    Into an existing copy (a reused --dir) only the files whose content differs are written, with the
+    current time, so that ninja rebuilds what changed and nothing else (a file's own mtime, or git
+    archive's commit time, could be older than the build and leave it stale)."""
     dest.mkdir(parents=True, exist_ok=True)
     if source == "head":
-        archive = subprocess.Popen(["git", "-C", str(repo), "archive", "HEAD"], stdout=subprocess.PIPE)
-        subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout, check=True)
-        archive.stdout.close()
-        if archive.wait() != 0:
-            raise SystemExit("git archive HEAD failed")
+        with tempfile.TemporaryDirectory(prefix="ridge-mutation-head-") as staging:
+            archive = subprocess.Popen(["git", "-C", str(repo), "archive", "HEAD"], stdout=subprocess.PIPE)
+            subprocess.run(["tar", "-x", "-C", staging], stdin=archive.stdout, check=True)
+            archive.stdout.close()
+            if archive.wait() != 0:
+                raise SystemExit("git archive HEAD failed")
+            root = Path(staging)
+            sync_files(root, dest, [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()])
         return
     listed = run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                  capture_output=True, check=True).stdout
-    for name in filter(None, listed.split("\0")):
-        src = repo / name
-        if not src.is_file():
-            continue   # deleted in the work tree, a submodule or a broken link
-        target = dest / name
+    sync_files(repo, dest, [name for name in listed.split("\0") if name and (repo / name).is_file()])
+
+
+def sync_files(root, dest, names):
+    """Writes each file of `root` named in `names` to `dest` where it is missing or differs."""
+    for name in names:
+        src, target = root / name, dest / name
+        data = src.read_bytes()
+        if target.is_file() and target.read_bytes() == data:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target)
+        target.write_bytes(data)
+        shutil.copymode(src, target)
 
 
 def configure_and_build(src, build, jobs, log):
@@ -311,9 +324,8 @@ def main():
     results_path = args.results or Path(tempfile.gettempdir()) / f"ridge-mutation-{time.strftime('%Y%m%d-%H%M%S')}.json"
     print(f"scratch folder: {work}" + ("" if keep else " (removed at the end; --keep-dir keeps it)"), flush=True)
     try:
-        if not (src / "CMakeLists.txt").exists():
-            print(f"copying {repo} ({args.source}) ...", flush=True)
-            copy_tree(repo, src, args.source)
+        print(f"copying {repo} ({args.source}) ...", flush=True)
+        copy_tree(repo, src, args.source)
         problems = check_mutations(mutations, src)
         if problems:
             # A text that no longer matches is reported as `no-match` below; the rest still run.
