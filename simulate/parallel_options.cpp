@@ -52,6 +52,7 @@ std::string run_parallel(const ParallelOptions& o, const ParallelContext& ctx, c
     }
     parallel::SearchOptions so;
     so.devices = devices;
+    so.devices_from_system = ctx.devices.empty();
     so.global_batch = global_batch;
     so.overlap = ctx.overlap;
     so.top = static_cast<std::size_t>(o.top > 0 ? o.top : 10);

@@ -81,7 +81,32 @@ PlanReport plan(const ir::Network& network, const ir::Device& device, const Opti
   return r;
 }
 
+namespace {
+
+PlanReport search_at(const ir::Network& network, const ir::Device& device, const Options& setup, const SearchOptions& so);
+
+}  // namespace
+
 PlanReport search(const ir::Network& network, const ir::Device& device, const Options& setup, const SearchOptions& so) {
+  PlanReport r = search_at(network, device, setup, so);
+  if (r.evaluated > 0 || !so.devices_from_system) return r;
+  const std::int64_t node = device.node_size > 0 ? device.node_size : device.count;
+  const std::int64_t n = dividing_count(so.devices, node, r.shape, so.global_batch);
+  if (n <= 0) return r;
+  SearchOptions fewer = so;
+  fewer.devices = static_cast<int>(n);
+  PlanReport f = search_at(network, device, setup, fewer);
+  const std::string how = node > 1 && n % node == 0 ? std::to_string(n / node) + " whole nodes of " + std::to_string(node)
+                                                    : "a power of two";
+  f.notes.insert(f.notes.begin(), "nothing divides the model over the system's " + std::to_string(so.devices) +
+                                      " devices; searched " + std::to_string(n) + " of them (" + how +
+                                      "), the largest count a user would take from it that does (--devices N for another)");
+  return f;
+}
+
+namespace {
+
+PlanReport search_at(const ir::Network& network, const ir::Device& device, const Options& setup, const SearchOptions& so) {
   if (so.devices < 1) throw SimulationError("--search needs at least one device");
   if (so.global_batch < 1) throw SimulationError("--search needs a global batch of at least 1");
   PlanReport r = header(network, device, setup, so.devices, so.global_batch, so.link);
@@ -180,5 +205,7 @@ PlanReport search(const ir::Network& network, const ir::Device& device, const Op
   }
   return r;
 }
+
+}  // namespace
 
 }  // namespace ridge::engine::parallel

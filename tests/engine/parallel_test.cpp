@@ -320,4 +320,16 @@ TEST_CASE("a search over a device count that divides nothing says so, and names 
   for (const std::string& n : r.notes) notes += n + "\n";
   CHECK_THAT(notes, Contains("no strategy divides the model over 1016 devices") && Contains("144 devices would"));
   CHECK_THAT(notes, !Contains("no strategy fits in memory"));
+
+  // The count being the system's own (no --devices), the search runs on those 144 and says so.
+  so.devices_from_system = true;
+  const PlanReport taken = search(gpt2, lang::load_device(kHw + "/superpod-h100.hw"), mixed_adam(), so);
+  CHECK(taken.devices == 144);
+  CHECK(taken.evaluated > 0);
+  REQUIRE_FALSE(taken.strategies.empty());
+  CHECK(taken.strategies.front().strategy.devices() == 144);
+  std::string taken_notes;
+  for (const std::string& n : taken.notes) taken_notes += n + "\n";
+  CHECK_THAT(taken_notes, Contains("nothing divides the model over the system's 1016 devices; searched 144 of them "
+                                   "(18 whole nodes of 8)"));
 }
