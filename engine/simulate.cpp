@@ -436,25 +436,23 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       const OpCost& c = w.cost(id);
       const GroupTime& gt = times[w.group_of[id]];
       const ir::Layer& layer = net.layers[id];
-      LayerRow row;
-      row.name = layer.name;
-      row.op = layer.op;
-      row.op_class = c.op_class;
-      row.output_shape = layer.output;
-      row.view = c.view;
-      row.params = c.params;
-      row.macs = c.macs;
-      row.fwd = c.forward;
-      row.fwd_train = c.forward_train;
-      row.bwd = c.backward;
-      row.peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-      row.ppp_fwd = gt.fwd_ppp;
-      row.ppp_bwd = gt.bwd_ppp;
-      row.time_fwd = gt.fwd;
-      row.time_fwd_train = gt.fwd_train;
-      row.time_bwd = gt.bwd;
-      row.gemm_fwd = gt.largest_fwd;
-      r.layers.push_back(std::move(row));
+      r.layers.push_back({.name = layer.name,
+                          .op = layer.op,
+                          .op_class = c.op_class,
+                          .output_shape = layer.output,
+                          .view = c.view,
+                          .params = c.params,
+                          .macs = c.macs,
+                          .fwd = c.forward,
+                          .fwd_train = c.forward_train,
+                          .bwd = c.backward,
+                          .time_fwd = gt.fwd,
+                          .time_fwd_train = gt.fwd_train,
+                          .time_bwd = gt.bwd,
+                          .peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
+                          .ppp_fwd = gt.fwd_ppp,
+                          .ppp_bwd = gt.bwd_ppp,
+                          .gemm_fwd = gt.largest_fwd});
     }
   }
 

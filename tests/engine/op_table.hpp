@@ -5,10 +5,36 @@
 // fails when an op of the vocabulary (ir::all_ops) has no row in any table.
 #pragma once
 
+#include "engine/simulate.hpp"
+
+#include <catch2/catch.hpp>
+
 #include <string>
 #include <vector>
 
 namespace ridge::testing {
+
+// One pass's worked counts; kernels < 0: not checked by that table.
+struct PassCount {
+  double flops = 0, read = 0, written = 0;
+  int kernels = -1;
+};
+
+inline void check_pass(const engine::PassCost& got, const PassCount& want, const char* pass) {
+  CAPTURE(pass);
+  CHECK(got.flops == want.flops);
+  CHECK(got.bytes_read == want.read);
+  CHECK(got.bytes_written == want.written);
+  if (want.kernels >= 0) CHECK(got.kernels == want.kernels);
+}
+
+// The report's layer of that name (a test failure when it has none).
+inline const engine::LayerRow& layer_named(const engine::Report& report, const std::string& name) {
+  for (const engine::LayerRow& l : report.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  throw;
+}
 
 // Returns the ops (their names) of the layers a table's rows check.
 using PinnedOps = std::vector<std::string> (*)();

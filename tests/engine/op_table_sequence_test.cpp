@@ -86,17 +86,9 @@ const engine::Report& simulated(const char* net) {
   return it->second;
 }
 
-const engine::LayerRow& layer(const char* net, const std::string& name) {
-  for (const engine::LayerRow& l : simulated(net).layers)
-    if (l.name == name) return l;
-  FAIL("no layer " << name);
-  throw;
-}
+const engine::LayerRow& layer(const char* net, const std::string& name) { return testing::layer_named(simulated(net), name); }
 
-struct Pass {
-  double flops, read, written;
-  int kernels;
-};
+using Pass = testing::PassCount;
 
 struct Row {
   const char* net;
@@ -258,23 +250,15 @@ std::vector<std::string> pinned_ops() {
 }
 const testing::RegisterPinnedOps registered{&pinned_ops};
 
-void check_pass(const engine::PassCost& got, const Pass& want, const char* pass) {
-  CAPTURE(pass);
-  CHECK(got.flops == want.flops);
-  CHECK(got.bytes_read == want.read);
-  CHECK(got.bytes_written == want.written);
-  CHECK(got.kernels == want.kernels);
-}
-
 }  // namespace
 
 TEST_CASE("attention, embedding, parameter, lstm, gru and moe costs of engine/costs/dense.cpp, worked by hand") {
   for (const Row& row : kRows) {
     CAPTURE(row.layer);
     const engine::LayerRow& l = layer(row.net, row.layer);
-    check_pass(l.fwd, row.fwd, "forward");
-    check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-    check_pass(l.bwd, row.bwd, "backward");
+    testing::check_pass(l.fwd, row.fwd, "forward");
+    testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
+    testing::check_pass(l.bwd, row.bwd, "backward");
   }
 }
 

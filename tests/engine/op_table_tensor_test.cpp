@@ -27,9 +27,7 @@ using namespace ridge;
 
 namespace {
 
-struct Pass {
-  double flops, read, written;
-};
+using Pass = testing::PassCount;
 
 struct Row {
   const char* layer;
@@ -51,10 +49,7 @@ engine::Report simulate_at_batch_2(const char* net, const char* file) {
 }
 
 const engine::LayerRow& layer_of(const engine::Report& report, const std::string& name) {
-  for (const engine::LayerRow& l : report.layers)
-    if (l.name == name) return l;
-  FAIL("no layer " << name);
-  throw;
+  return testing::layer_named(report, name);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -234,13 +229,6 @@ std::vector<std::string> pinned_ops() {
 }
 const testing::RegisterPinnedOps registered{&pinned_ops};
 
-void check_pass(const engine::PassCost& got, const Pass& want, const char* pass) {
-  CAPTURE(pass);
-  CHECK(got.flops == want.flops);
-  CHECK(got.bytes_read == want.read);
-  CHECK(got.bytes_written == want.written);
-}
-
 }  // namespace
 
 TEST_CASE("per-op counts of resampling, normalisation and tensor ops (engine/costs/*.cpp), worked by hand") {
@@ -249,9 +237,9 @@ TEST_CASE("per-op counts of resampling, normalisation and tensor ops (engine/cos
     for (const Row& row : table.rows) {
       CAPTURE(row.layer);
       const engine::LayerRow& l = layer_of(table.report, row.layer);
-      check_pass(l.fwd, row.fwd, "forward");
-      check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-      check_pass(l.bwd, row.bwd, "backward");
+      testing::check_pass(l.fwd, row.fwd, "forward");
+      testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
+      testing::check_pass(l.bwd, row.bwd, "backward");
       CHECK(l.bwd.kernels == row.bwd_kernels);
     }
   }

@@ -46,16 +46,9 @@ const engine::Report& report() {
   return r;
 }
 
-const engine::LayerRow& layer(const std::string& name) {
-  for (const engine::LayerRow& l : report().layers)
-    if (l.name == name) return l;
-  FAIL("no layer " << name);
-  throw;
-}
+const engine::LayerRow& layer(const std::string& name) { return testing::layer_named(report(), name); }
 
-struct Pass {
-  double flops, read, written;
-};
+using Pass = testing::PassCount;
 
 struct Row {
   const char* layer;
@@ -150,22 +143,15 @@ std::vector<std::string> pinned_ops() {
 }
 const testing::RegisterPinnedOps registered{&pinned_ops};
 
-void check_pass(const engine::PassCost& got, const Pass& want, const char* pass) {
-  CAPTURE(pass);
-  CHECK(got.flops == want.flops);
-  CHECK(got.bytes_read == want.read);
-  CHECK(got.bytes_written == want.written);
-}
-
 }  // namespace
 
 TEST_CASE("every per-op count of the cost table in engine/op_costs.cpp, worked by hand") {
   for (const Row& row : kRows) {
     CAPTURE(row.layer);
     const engine::LayerRow& l = layer(row.layer);
-    check_pass(l.fwd, row.fwd, "forward");
-    check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-    check_pass(l.bwd, row.bwd, "backward");
+    testing::check_pass(l.fwd, row.fwd, "forward");
+    testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
+    testing::check_pass(l.bwd, row.bwd, "backward");
     CHECK(l.bwd.kernels == row.bwd_kernels);
   }
   // Every layer of the network has a row above.
