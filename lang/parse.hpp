@@ -16,6 +16,9 @@ namespace ridge::lang {
 // Values given from outside the file (`simulate --set classes=10`): they replace the defaults of the
 // network's parameters. Naming a parameter the network does not have is an error.
 using Overrides = std::map<std::string, std::string>;
+// Command-line bindings "name=value" (`--set`, `--dim`) as overrides. Throws std::invalid_argument
+// naming `option` for a binding without a name or a value.
+Overrides parse_overrides(const std::vector<std::string>& bindings, const std::string& option);
 
 // Parse and elaborate a `.net` text. `file` names it in diagnostics. Throws lang::Error.
 ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides = {});

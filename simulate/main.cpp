@@ -64,18 +64,6 @@ std::vector<std::int64_t> parse_batches(const std::string& text) {
   return batches;
 }
 
-// `option` is the one the values came from (--set or --dim), for the message.
-lang::Overrides parse_sets(const std::vector<std::string>& sets, const std::string& option) {
-  lang::Overrides o;
-  for (const std::string& s : sets) {
-    const std::size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw UsageError(option + ": expected name=value, got '" + s + "'");
-    o[s.substr(0, eq)] = s.substr(eq + 1);
-  }
-  return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,8 +161,8 @@ int main(int argc, char** argv) {
                                                                                             : "another output"));
     engine::io::check_outputs(inputs, outputs);
 
-    lang::Overrides overrides = parse_sets(sets, "--set");
-    overrides.merge(parse_sets(dims, "--dim"));
+    lang::Overrides overrides = lang::parse_overrides(sets, "--set");
+    overrides.merge(lang::parse_overrides(dims, "--dim"));
     if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
     if ((prompt > 0) != (generate > 0)) throw UsageError("--prompt and --generate go together");
     if (prompt > 0) overrides["seq_len"] = std::to_string(prompt);

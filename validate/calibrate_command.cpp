@@ -33,21 +33,6 @@ std::string CalibrateCommand::measurements_path_for(const std::string& network) 
   return networks.size() == 1 ? measurements : measurements_path(measurements, network);
 }
 
-namespace {
-
-lang::Overrides parse_sets(const std::vector<std::string>& sets) {
-  lang::Overrides o;
-  for (const std::string& s : sets) {
-    const std::size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw std::invalid_argument("--set: expected name=value, got '" + s + "'");
-    o[s.substr(0, eq)] = s.substr(eq + 1);
-  }
-  return o;
-}
-
-}  // namespace
-
 ParsedCommand parse_calibrate_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Measure networks in LibTorch, fit PALEO's PPP and write a calibrated .hw"};
   CalibrateCommand c;
@@ -103,7 +88,7 @@ ParsedCommand parse_calibrate_command(int argc, const char* const* argv, std::os
   c.precision = *precision;
   c.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
 
-  lang::Overrides overrides = parse_sets(sets);
+  lang::Overrides overrides = lang::parse_overrides(sets, "--set");
   if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
   std::set<std::string> applied;
   std::vector<engine::io::NamedPath> read;   // every file the run reads, for the output-safety rule

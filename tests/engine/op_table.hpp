@@ -6,6 +6,8 @@
 #pragma once
 
 #include "engine/simulate.hpp"
+#include "lang/parse.hpp"
+#include "tests/support/fixed_device.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -28,6 +30,21 @@ inline void check_pass(const engine::PassCost& got, const PassCount& want, const
   if (want.kernels >= 0) CHECK(got.kernels == want.kernels);
 }
 
+// One layer's worked counts; bwd_kernels < 0: not checked by that row.
+struct OpRow {
+  const char* layer;
+  PassCount fwd;         // inference
+  PassCount fwd_train;   // training-mode forward
+  PassCount bwd;
+  int bwd_kernels = -1;
+};
+
+// The tables' set-up: `net_text` on the fixed test device at batch 2, fp32.
+inline engine::Report simulate_on_fixed_device(const char* net_text, const char* file) {
+  return engine::simulate(lang::parse_network(net_text, file), lang::parse_device(kFixedDeviceHw, "fixed.hw"),
+                          {.batch = 2, .precision = ir::Precision::FP32});
+}
+
 // The report's layer of that name (a test failure when it has none).
 inline const engine::LayerRow& layer_named(const engine::Report& report, const std::string& name) {
   for (const engine::LayerRow& l : report.layers)
@@ -45,5 +62,15 @@ std::vector<PinnedOps>& pinned_op_tables();
 struct RegisterPinnedOps {
   explicit RegisterPinnedOps(PinnedOps ops) { pinned_op_tables().push_back(ops); }
 };
+
+// A row's three passes and backward kernels against the report's layer of that name.
+inline void check_row(const engine::Report& report, const OpRow& row) {
+  CAPTURE(row.layer);
+  const engine::LayerRow& l = layer_named(report, row.layer);
+  check_pass(l.fwd, row.fwd, "forward");
+  check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
+  check_pass(l.bwd, row.bwd, "backward");
+  if (row.bwd_kernels >= 0) CHECK(l.bwd.kernels == row.bwd_kernels);
+}
 
 }  // namespace ridge::testing

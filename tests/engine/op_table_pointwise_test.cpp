@@ -45,9 +45,7 @@ constexpr const char* kPointwiseNet = R"(network pointwise_ops {
 )";
 
 const engine::Report& report() {
-  static const engine::Report r = engine::simulate(lang::parse_network(kPointwiseNet, "pointwise_ops.net"),
-                                                   lang::parse_device(testing::kFixedDeviceHw, "fixed.hw"),
-                                                   {.batch = 2, .precision = ir::Precision::FP32});
+  static const engine::Report r = testing::simulate_on_fixed_device(kPointwiseNet, "pointwise_ops.net");
   return r;
 }
 
@@ -55,13 +53,7 @@ const engine::LayerRow& layer(const std::string& name) { return testing::layer_n
 
 using Pass = testing::PassCount;
 
-struct Row {
-  const char* layer;
-  Pass fwd;         // inference
-  Pass fwd_train;   // training-mode forward
-  Pass bwd;
-  int bwd_kernels;
-};
+using Row = testing::OpRow;
 
 // Unary elementwise ops on [8, 8, 8] = 1024 elements per batch, 4096 B:
 //   forward  Fwd x 1024 FLOPs, reads x (4096 B), writes y (4096 B);
@@ -148,14 +140,7 @@ const testing::RegisterPinnedOps registered{&pinned_ops};
 }  // namespace
 
 TEST_CASE("the pointwise per-op counts of engine/costs/pointwise.cpp, worked by hand") {
-  for (const Row& row : kRows) {
-    CAPTURE(row.layer);
-    const engine::LayerRow& l = layer(row.layer);
-    testing::check_pass(l.fwd, row.fwd, "forward");
-    testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-    testing::check_pass(l.bwd, row.bwd, "backward");
-    CHECK(l.bwd.kernels == row.bwd_kernels);
-  }
+  for (const Row& row : kRows) testing::check_row(report(), row);
 }
 
 TEST_CASE("every layer of the pointwise network has a row") {

@@ -79,9 +79,7 @@ const engine::Report& simulated(const char* net) {
   auto it = reports.find(net);
   if (it == reports.end())
     it = reports
-             .emplace(net, engine::simulate(lang::parse_network(net, "sequence_ops.net"),
-                                            lang::parse_device(testing::kFixedDeviceHw, "fixed.hw"),
-                                            {.batch = 2, .precision = ir::Precision::FP32}))
+             .emplace(net, testing::simulate_on_fixed_device(net, "sequence_ops.net"))
              .first;
   return it->second;
 }

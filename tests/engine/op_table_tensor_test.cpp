@@ -29,24 +29,13 @@ namespace {
 
 using Pass = testing::PassCount;
 
-struct Row {
-  const char* layer;
-  Pass fwd;         // inference
-  Pass fwd_train;   // training-mode forward
-  Pass bwd;
-  int bwd_kernels;
-};
+using Row = testing::OpRow;
 
 struct Table {
   const char* name;           // the network's name, for CAPTURE
   const engine::Report& report;
   std::span<const Row> rows;
 };
-
-engine::Report simulate_at_batch_2(const char* net, const char* file) {
-  return engine::simulate(lang::parse_network(net, file), lang::parse_device(testing::kFixedDeviceHw, "fixed.hw"),
-                          {.batch = 2, .precision = ir::Precision::FP32});
-}
 
 const engine::LayerRow& layer_of(const engine::Report& report, const std::string& name) {
   return testing::layer_named(report, name);
@@ -70,7 +59,7 @@ constexpr const char* kResampleNet = R"(network resample_ops {
 )";
 
 const engine::Report& resample_report() {
-  static const engine::Report r = simulate_at_batch_2(kResampleNet, "resample_ops.net");
+  static const engine::Report r = testing::simulate_on_fixed_device(kResampleNet, "resample_ops.net");
   return r;
 }
 
@@ -131,7 +120,7 @@ constexpr const char* kNormNet = R"(network norm_ops {
 )";
 
 const engine::Report& norm_report() {
-  static const engine::Report r = simulate_at_batch_2(kNormNet, "norm_ops.net");
+  static const engine::Report r = testing::simulate_on_fixed_device(kNormNet, "norm_ops.net");
   return r;
 }
 
@@ -180,7 +169,7 @@ constexpr const char* kTensorNet = R"(network tensor_ops {
 )";
 
 const engine::Report& tensor_report() {
-  static const engine::Report r = simulate_at_batch_2(kTensorNet, "tensor_ops.net");
+  static const engine::Report r = testing::simulate_on_fixed_device(kTensorNet, "tensor_ops.net");
   return r;
 }
 
@@ -234,14 +223,7 @@ const testing::RegisterPinnedOps registered{&pinned_ops};
 TEST_CASE("per-op counts of resampling, normalisation and tensor ops (engine/costs/*.cpp), worked by hand") {
   for (const Table& table : tables()) {
     CAPTURE(table.name);
-    for (const Row& row : table.rows) {
-      CAPTURE(row.layer);
-      const engine::LayerRow& l = layer_of(table.report, row.layer);
-      testing::check_pass(l.fwd, row.fwd, "forward");
-      testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-      testing::check_pass(l.bwd, row.bwd, "backward");
-      CHECK(l.bwd.kernels == row.bwd_kernels);
-    }
+    for (const Row& row : table.rows) testing::check_row(table.report, row);
   }
 }
 

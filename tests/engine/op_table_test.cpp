@@ -40,9 +40,7 @@ constexpr const char* kOpsNet = R"(network ops {
 )";
 
 const engine::Report& report() {
-  static const engine::Report r = engine::simulate(lang::parse_network(kOpsNet, "ops.net"),
-                                                   lang::parse_device(testing::kFixedDeviceHw, "fixed.hw"),
-                                                   {.batch = 2, .precision = ir::Precision::FP32});
+  static const engine::Report r = testing::simulate_on_fixed_device(kOpsNet, "ops.net");
   return r;
 }
 
@@ -50,13 +48,7 @@ const engine::LayerRow& layer(const std::string& name) { return testing::layer_n
 
 using Pass = testing::PassCount;
 
-struct Row {
-  const char* layer;
-  Pass fwd;         // inference
-  Pass fwd_train;   // training-mode forward
-  Pass bwd;
-  int bwd_kernels;
-};
+using Row = testing::OpRow;
 
 // Unary elementwise ops on [8, 8, 8] = 512 elements per sample, 1024 per batch, 4096 B:
 //   forward  Fwd x 1024 FLOPs, reads x (4096 B), writes y (4096 B);
@@ -146,14 +138,7 @@ const testing::RegisterPinnedOps registered{&pinned_ops};
 }  // namespace
 
 TEST_CASE("every per-op count of the cost table in engine/op_costs.cpp, worked by hand") {
-  for (const Row& row : kRows) {
-    CAPTURE(row.layer);
-    const engine::LayerRow& l = layer(row.layer);
-    testing::check_pass(l.fwd, row.fwd, "forward");
-    testing::check_pass(l.fwd_train, row.fwd_train, "training-mode forward");
-    testing::check_pass(l.bwd, row.bwd, "backward");
-    CHECK(l.bwd.kernels == row.bwd_kernels);
-  }
+  for (const Row& row : kRows) testing::check_row(report(), row);
   // Every layer of the network has a row above.
   std::size_t checked = 0;
   for (const engine::LayerRow& l : report().layers)

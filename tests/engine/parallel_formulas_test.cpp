@@ -26,6 +26,16 @@ Topology one_link() {
   return t;
 }
 
+// 16 ranks in two nodes of 8: 100 GB/s inside a node, 10 GB/s between, no latency.
+Topology two_nodes() {
+  Topology t;
+  t.devices = 16;
+  t.node_size = 8;
+  t.intra = {"fast", 100e9, 1.0, 0.0};
+  t.inter = {"slow", 10e9, 1.0, 0.0};
+  return t;
+}
+
 const CollectiveUse& traffic(const StepResult& r, Traffic t) { return r.traffic[static_cast<std::size_t>(t)]; }
 
 // A network that is not a transformer: 100 M parameters before any block, mixed-precision Adam
@@ -350,11 +360,7 @@ TEST_CASE("a stage holds its blocks' and its heavier end's parameters over T, an
 
 TEST_CASE("across nodes all-gather is its two halves and all-to-all sends its off-node share over the slower link") {
   // 16 ranks, 8 a node, S = 1.6e9 B; NVLink-like 100 GB/s inside a node, 10 GB/s between, no latency.
-  Topology t;
-  t.devices = 16;
-  t.node_size = 8;
-  t.intra = {"fast", 100e9, 1.0, 0.0};
-  t.inter = {"slow", 10e9, 1.0, 0.0};
+  const Topology t = two_nodes();
   // All-gather: inside the node (7/8) x 1.6e9 / 100e9 = 14 ms, then S/8 = 0.2e9 over the 2 nodes,
   // (1/2) x 0.2e9 / 10e9 = 10 ms: 24 ms.
   CHECK_THAT(collective_seconds(Collective::AllGather, 1.6e9, {16, 8}, t), WithinRel(24e-3, 1e-12));
@@ -377,11 +383,7 @@ TEST_CASE("pipeline sends cross nodes wherever the stages' ranks span more than 
   // although T x D = 2 is less than a node. The activation of a micro-batch, s b h x 2 B = 1000 x 1 x
   // 1000 x 2 = 2e6 B, split over T = 2 adapters: 1e6 B at 10 GB/s between nodes = 100 us (not 10 us at
   // 100 GB/s inside one). P = 4 (8 ranks, one node) sends inside it.
-  Topology t;
-  t.devices = 16;
-  t.node_size = 8;
-  t.intra = {"fast", 100e9, 1.0, 0.0};
-  t.inter = {"slow", 10e9, 1.0, 0.0};
+  const Topology t = two_nodes();
   Strategy across = strategy(2, 8, 1, 8);
   CHECK_THAT(traffic(step(across, gpt_profile(), gpt_shape(), t), Traffic::PipelineP2P).seconds, WithinRel(100e-6, 1e-12));
   Strategy inside = strategy(2, 4, 1, 8);
