@@ -4,6 +4,8 @@
 #include "validate/measure.hpp"
 #include "validate/spread.hpp"
 
+#include <ATen/core/grad_mode.h>
+
 #include <algorithm>
 #include <chrono>
 #include <vector>

@@ -5,6 +5,7 @@
 #include "engine/op_costs.hpp"
 #include "lang/ir/ops.hpp"
 
+#include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/autograd.h>
 
 #include <algorithm>

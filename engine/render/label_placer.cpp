@@ -1,6 +1,7 @@
 #include "engine/render/label_placer.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace ridge::engine::render {

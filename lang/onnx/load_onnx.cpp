@@ -5,7 +5,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -29,22 +28,6 @@ std::string network_name(const std::string& file) {
 }
 
 }  // namespace
-
-bool is_onnx_path(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
-}
-
-OnnxOptions onnx_options(const Overrides& overrides, const std::string& file) {
-  OnnxOptions o;
-  for (const auto& [name, text] : overrides) {
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || v < 1 || v > ir::kMaxDimension)
-      refuse(file, "dimension '" + name + "' = '" + text + "' is not a whole number from 1 to " + std::to_string(ir::kMaxDimension));
-    o.dims[name] = v;
-  }
-  return o;
-}
 
 OnnxImport parse_onnx(const std::string& bytes, const std::string& file, const OnnxOptions& options) {
   using namespace onnx_import;
