@@ -14,6 +14,16 @@ const lower::Row& row(const ir::Layer& l) {
   return *r;
 }
 
+// On a GPU, images and convolution weights are laid out channels-last (NHWC), as GPU users run
+// convolutions and as the kernel model times them (an implicit GEMM over NHWC): in PyTorch's default
+// NCHW, cuDNN on Hopper converts every convolution's input and output (nchwToNhwcKernel and back),
+// 8 % of an H200 calibration's GPU time (validate/measured/h200-sxm-2026-11-26). The layers after a
+// convolution keep the format PyTorch propagates. A leaf stays a leaf: the copy is made outside autograd.
+at::Tensor channels_last(const at::Tensor& t) {
+  if (t.dim() != 4) return t;
+  return t.detach().contiguous(at::MemoryFormat::ChannelsLast).requires_grad_(t.requires_grad());
+}
+
 }  // namespace
 
 TorchProgram::TorchProgram(const ir::Network& network, ProgramOptions options)
@@ -31,6 +41,8 @@ TorchProgram::TorchProgram(const ir::Network& network, ProgramOptions options)
       continue;
     }
     if (r.init) params_[id] = r.init(lower::Init{l, ir::input_shapes(network_, l), o, buffers_[id]});
+    if (options_.device.is_cuda())
+      for (at::Tensor& p : params_[id]) p = channels_last(p);
   }
 }
 
@@ -84,7 +96,8 @@ at::Tensor TorchProgram::make_input(std::int64_t batch) const {
       vocabulary = vocabulary == 0 ? l.attrs.i("num") : std::min(vocabulary, l.attrs.i("num"));
   if (vocabulary > 0)
     return at::randint(vocabulary, shape, at::TensorOptions().dtype(at::kLong).device(options_.device));
-  return at::randn(shape, at::TensorOptions().dtype(options_.dtype).device(options_.device));
+  const at::Tensor input = at::randn(shape, at::TensorOptions().dtype(options_.dtype).device(options_.device));
+  return options_.device.is_cuda() ? channels_last(input) : input;
 }
 
 bool TorchProgram::is_tied(std::size_t id) const { return std::find(tied_.begin(), tied_.end(), id) != tied_.end(); }

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Times single GPU kernels the way nvbench does, as ground truth for the GPU kernel model (issue #40).
+
+What it measures, on the device PyTorch sees (CUDA events around each run, the L2 written between
+runs so that every run reads its operands from memory, warm-up first):
+  - GEMMs per precision (bf16, fp16, tf32, fp32) over shapes chosen where the kernel model's tile and
+    wave predictions change: squares, a sweep of partial waves, small K, split-K candidates, skinny
+    (decode) products and the GEMMs of a Llama-7B layer;
+  - attention (scaled_dot_product_attention forward and backward; default, flash and cuDNN backends);
+  - elementwise, normalisation and softmax kernels by size;
+  - a few convolutions (dense and depthwise) of ResNet-50 and EfficientNet.
+
+One CSV row per case: group,op,dtype,m,n,k,batch,extra,flops,bytes,median_us,p10_us,p90_us,min_us,runs.
+Each row is written as soon as it is measured, so a run stopped early keeps what it measured.
+
+    python3 validate/scripts/gpu_kernels.py --out kernels.csv [--quick]
+"""
+import argparse
+import csv
+import math
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+DEVICE = "cuda"   # --device cpu: a smoke test of the script itself on a machine without a GPU
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32, "fp32": torch.float32}
+SIZE = {torch.bfloat16: 2, torch.float16: 2, torch.float32: 4}
+
+
+class Timer:
+    """Times fn() on one CUDA stream: a flush of L2 before each run (outside the events), events around it."""
+
+    def __init__(self, target_s=0.03, min_runs=5, max_runs=50, flush_bytes=512 << 20):
+        self.target_s, self.min_runs, self.max_runs = target_s, min_runs, max_runs
+        self.flush = torch.empty(flush_bytes, dtype=torch.uint8, device=DEVICE)
+
+    def __call__(self, fn, warmup=3):
+        for _ in range(warmup):
+            fn()
+        synchronize()
+        probe = self._runs(fn, 1)[0]
+        runs = max(self.min_runs, min(self.max_runs, int(self.target_s / max(probe, 1e-6))))
+        times = sorted(self._runs(fn, runs))
+        q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
+        return {"median_us": q(0.5) * 1e6, "p10_us": q(0.1) * 1e6, "p90_us": q(0.9) * 1e6,
+                "min_us": times[0] * 1e6, "runs": len(times)}
+
+    def _runs(self, fn, n):
+        if DEVICE == "cpu":
+            times = []
+            for _ in range(n):
+                self.flush.zero_()
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+            return times
+        events = []
+        for _ in range(n):
+            self.flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) * 1e-3 for s, e in events]
+
+
+def synchronize():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+class Writer:
+    FIELDS = ["group", "op", "dtype", "m", "n", "k", "batch", "extra", "flops", "bytes",
+              "median_us", "p10_us", "p90_us", "min_us", "runs"]
+
+    def __init__(self, path):
+        self.file = open(path, "w", newline="")
+        self.csv = csv.DictWriter(self.file, fieldnames=self.FIELDS)
+        self.csv.writeheader()
+        self.count = 0
+
+    def row(self, **fields):
+        out = {k: fields.get(k, "") for k in self.FIELDS}
+        for k in ("median_us", "p10_us", "p90_us", "min_us"):
+            out[k] = f"{fields[k]:.3f}"
+        self.csv.writerow(out)
+        self.file.flush()
+        self.count += 1
+
+
+def set_matmul_precision(dtype_name):
+    # tf32: what torch.backends.cuda.matmul.allow_tf32 (or 'high') gives a user; fp32: full precision.
+    torch.set_float32_matmul_precision("high" if dtype_name == "tf32" else "highest")
+    torch.backends.cudnn.allow_tf32 = dtype_name == "tf32"
+
+
+def gemm_shapes(dtype_name, quick):
+    if quick:
+        return [("square", 256, 256, 256), ("small_k", 512, 512, 64), ("skinny", 1, 512, 512)]
+    shapes = []
+    squares = [256, 512, 1024, 2048, 4096, 8192] + ([16384] if dtype_name in ("bf16", "fp16") else [])
+    shapes += [("square", s, s, s) for s in squares]
+    # Partial waves: output tiles grow through 1..8 waves of 132 SMs at K = 4096.
+    shapes += [("waves", s, s, 4096) for s in range(1536, 4097, 256)]
+    # Small K: little work per output tile, so the epilogue and prologue weigh.
+    shapes += [("small_k", 8192, 8192, k) for k in (64, 128, 256, 512, 1024)]
+    # Few output tiles, long K: where cuBLAS splits K.
+    shapes += [("split_k", mn, mn, k) for mn in (256, 512) for k in (8192, 32768)]
+    # Skinny: decode's token rows against a 4096-wide weight (Llama-7B's q projection).
+    if dtype_name in ("bf16", "fp16"):
+        shapes += [("skinny", m, 4096, 4096) for m in (1, 8, 16, 32, 64, 128, 256)]
+        shapes += [("skinny", m, 11008, 4096) for m in (1, 16, 128)]
+    # A Llama-7B layer at 4096 tokens: qkv, o, gate/up, down.
+    shapes += [("llama7b", 4096, n, k) for n, k in ((12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008))]
+    return shapes
+
+
+def run_gemms(timer, writer, quick):
+    for dtype_name in ("bf16", "fp16", "tf32", "fp32"):
+        dtype = DTYPES[dtype_name]
+        set_matmul_precision(dtype_name)
+        for extra, m, n, k in gemm_shapes(dtype_name, quick):
+            if dtype_name == "fp32" and m * n * k > 8192 ** 3:
+                continue
+            a = torch.randn(m, k, device=DEVICE, dtype=dtype)
+            b = torch.randn(k, n, device=DEVICE, dtype=dtype)
+            t = timer(lambda: torch.matmul(a, b))
+            writer.row(group="gemm", op="matmul", dtype=dtype_name, m=m, n=n, k=k, batch=1, extra=extra,
+                       flops=2 * m * n * k, bytes=(m * k + k * n + m * n) * SIZE[dtype], **t)
+            del a, b
+    set_matmul_precision("tf32")
+
+
+def sdpa_backends():
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        return [("default", None)]
+    return [("default", None), ("flash", lambda: sdpa_kernel(SDPBackend.FLASH_ATTENTION)),
+            ("cudnn", lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION)),
+            ("efficient", lambda: sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION))]
+
+
+def run_attention(timer, writer, quick):
+    import contextlib
+    configs = [(4, 32, s, 128) for s in (512, 1024, 2048, 4096, 8192)]     # Llama-7B heads
+    configs += [(32, 12, s, 64) for s in (128, 512, 1024)]                # BERT-base / GPT-2 heads
+    if quick:
+        configs = configs[:2]
+    for backend, context in sdpa_backends():
+        for causal in (False, True):
+            for b, h, s, d in configs:
+                q, k, v = (torch.randn(b, h, s, d, device=DEVICE, dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+                dense = 4 * b * h * s * s * d
+                flops = dense // 2 if causal else dense
+                io = 4 * b * h * s * d * 2    # q, k, v read, o written
+                ctx = context() if context else contextlib.nullcontext()
+                try:
+                    with ctx:
+                        fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        t = timer(fwd)
+                        writer.row(group="attention", op="sdpa_forward", dtype="bf16", m=s, n=s, k=d, batch=b * h,
+                                   extra=f"{backend};causal={int(causal)};heads={h}", flops=flops, bytes=io, **t)
+                        out = fwd()
+                        grad = torch.randn_like(out)
+                        bwd = lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+                        t = timer(bwd)
+                        writer.row(group="attention", op="sdpa_backward", dtype="bf16", m=s, n=s, k=d, batch=b * h,
+                                   extra=f"{backend};causal={int(causal)};heads={h}", flops=int(2.5 * flops),
+                                   bytes=2 * io, **t)
+                        del out, grad
+                except RuntimeError as e:   # a backend that refuses the shape or the machine
+                    print(f"attention {backend} b={b} h={h} s={s} d={d}: {str(e).splitlines()[0]}", file=sys.stderr)
+                del q, k, v
+
+
+def run_streaming(timer, writer, quick):
+    width = 4096
+    sizes = [1 << p for p in range(16, 29, 2)]
+    if quick:
+        sizes = sizes[:2]
+    for dtype_name in ("bf16", "fp32"):
+        dtype = DTYPES[dtype_name]
+        es = SIZE[dtype]
+        for n in sizes:
+            x = torch.randn(n, device=DEVICE, dtype=dtype)
+            y = torch.randn(n, device=DEVICE, dtype=dtype)
+            rows = torch.randn(n // width, width, device=DEVICE, dtype=dtype)
+            w = torch.ones(width, device=DEVICE, dtype=dtype)
+            bias = torch.zeros(width, device=DEVICE, dtype=dtype)
+            cases = [
+                ("add", lambda: x + y, 3, 1),
+                ("mul_scalar", lambda: x * 0.5, 2, 1),
+                ("relu", lambda: F.relu(x), 2, 1),
+                ("gelu", lambda: F.gelu(x), 2, 8),
+                ("silu", lambda: F.silu(x), 2, 4),
+                ("copy", lambda: x.clone(), 2, 0),
+                ("layer_norm", lambda: F.layer_norm(rows, (width,), w, bias), 2, 8),
+                ("softmax", lambda: torch.softmax(rows, dim=-1), 2, 5),
+            ]
+            if hasattr(F, "rms_norm"):
+                cases.append(("rms_norm", lambda: F.rms_norm(rows, (width,), w), 2, 4))
+            for op, fn, tensors, flops_per in cases:
+                t = timer(fn)
+                writer.row(group="streaming", op=op, dtype=dtype_name, m=n, n=width if op in ("layer_norm", "softmax", "rms_norm") else 1,
+                           k=1, batch=1, extra="", flops=flops_per * n, bytes=tensors * n * es, **t)
+            del x, y, rows
+
+
+def run_convs(timer, writer, quick):
+    # (name, batch, in_ch, out_ch, hw, kernel, stride, groups): ResNet-50 and EfficientNet-B0 layers.
+    convs = [
+        ("resnet50.conv1", 64, 3, 64, 224, 7, 2, 1),
+        ("resnet50.layer1.conv2", 64, 64, 64, 56, 3, 1, 1),
+        ("resnet50.layer1.conv3", 64, 64, 256, 56, 1, 1, 1),
+        ("resnet50.layer3.conv2", 64, 256, 256, 14, 3, 1, 1),
+        ("resnet50.layer4.conv2", 64, 512, 512, 7, 3, 1, 1),
+        ("efficientnet_b0.dw3x3", 64, 96, 96, 112, 3, 2, 96),
+        ("efficientnet_b0.dw5x5", 64, 240, 240, 28, 5, 1, 240),
+        ("efficientnet_b0.dw3x3_s1", 64, 480, 480, 14, 3, 1, 480),
+    ]
+    if quick:
+        convs = [c[:1] + (2,) + c[2:] for c in convs[1:2] + convs[5:6]]
+    for dtype_name in ("bf16", "tf32"):
+        dtype = DTYPES[dtype_name]
+        set_matmul_precision(dtype_name)
+        for name, b, cin, cout, hw, kern, stride, groups in convs:
+            x = torch.randn(b, cin, hw, hw, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+            w = torch.randn(cout, cin // groups, kern, kern, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+            pad = kern // 2
+            out_hw = (hw + 2 * pad - kern) // stride + 1
+            t = timer(lambda: F.conv2d(x, w, stride=stride, padding=pad, groups=groups))
+            flops = 2 * b * cout * out_hw * out_hw * (cin // groups) * kern * kern
+            io = (x.numel() + w.numel() + b * cout * out_hw * out_hw) * SIZE[dtype]
+            writer.row(group="conv", op="conv2d", dtype=dtype_name, m=b * out_hw * out_hw, n=cout,
+                       k=(cin // groups) * kern * kern, batch=b, extra=f"{name};groups={groups};channels_last",
+                       flops=flops, bytes=io, **t)
+            del x, w
+    set_matmul_precision("tf32")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true", help="a few cases of each group (a smoke test)")
+    ap.add_argument("--groups", default="gemm,attention,streaming,conv")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
+    args = ap.parse_args()
+    global DEVICE
+    DEVICE = args.device
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        sys.exit("gpu_kernels.py: no CUDA device")
+    torch.manual_seed(0)
+    timer = Timer(target_s=0.01 if args.quick else 0.03, flush_bytes=(512 << 20) if DEVICE == "cuda" else (64 << 20))
+    writer = Writer(args.out)
+    start = time.time()
+    groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs}
+    for name in args.groups.split(","):
+        t0 = time.time()
+        try:
+            groups[name](timer, writer, args.quick)
+        except Exception as e:   # one group's failure keeps the others' rows
+            print(f"{name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        print(f"{name}: done in {time.time() - t0:.1f} s ({writer.count} rows so far)", flush=True)
+    print(f"gpu_kernels.py: {writer.count} rows in {time.time() - start:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

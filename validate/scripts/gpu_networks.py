@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Times whole networks in eager PyTorch on a GPU, as a user's script runs them (issue #40).
+
+Networks, each as the zoo's .net describes it (models/*.net name the same constructors):
+  resnet50  torchvision.models.resnet50(), channels_last                      (models/resnet50.net)
+  bert_base transformers BertModel(BertConfig()) = bert-base-uncased's shape  (models/bert_base.net)
+  gpt2      transformers GPT2LMHeadModel(GPT2Config()) = "gpt2"'s shape       (models/gpt2.net)
+  llama_2b  transformers LlamaForCausalLM at reduced width: 8 layers, hidden 2048, 16 heads,
+            intermediate 5504, vocab 32000                                  (models/llama.net --set ...)
+Modes: inference (torch.inference_mode) and a training step (zero_grad, forward, backward, optimizer
+step: SGD with momentum for ResNet-50, AdamW for the transformers: what their recipes use).
+Precisions: bf16 (the model and inputs in bfloat16, as Ridge's --dtype bf16 assumes) and tf32 (fp32
+tensors, TF32 matmuls and convolutions: PyTorch's "high" float32 matmul precision).
+
+Per case: 3 warm-up steps, then --repeats timed steps (CUDA events around each step, synchronised), and
+one step under torch.profiler for the kernels' count, their summed time and the time the GPU was busy
+(the union of kernel intervals): wall minus busy is what the host and launches cost.
+
+    python3 validate/scripts/gpu_networks.py --out networks.csv [--quick]
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+import tempfile
+import time
+
+import torch
+
+DEVICE = "cuda"   # --device cpu: a smoke test of the script itself on a machine without a GPU
+FIELDS = ["network", "mode", "dtype", "batch", "seq_len", "optimizer", "median_ms", "p10_ms", "p90_ms",
+          "min_ms", "runs", "forward_backward_ms", "optimizer_ms", "kernels", "kernel_sum_ms", "busy_ms",
+          "params", "ridge_command"]
+
+
+def resnet50():
+    import torchvision
+    return torchvision.models.resnet50(), "resnet50"
+
+
+def bert_base():
+    from transformers import BertConfig, BertModel
+    return BertModel(BertConfig()), "bert_base"
+
+
+def gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    return GPT2LMHeadModel(GPT2Config()), "gpt2"
+
+
+LLAMA_SET = dict(layers=8, hidden=2048, heads=16, kv_heads=16, intermediate=5504, vocab=32000)
+
+
+def llama_2b():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    s = LLAMA_SET
+    config = LlamaConfig(hidden_size=s["hidden"], intermediate_size=s["intermediate"], num_hidden_layers=s["layers"],
+                         num_attention_heads=s["heads"], num_key_value_heads=s["kv_heads"], vocab_size=s["vocab"],
+                         max_position_embeddings=4096)
+    return LlamaForCausalLM(config), "llama"
+
+
+# (builder, batch, seq_len or None for images, modes)
+CASES = [
+    (resnet50, 64, None), (resnet50, 256, None),
+    (bert_base, 32, 128), (bert_base, 8, 512),
+    (gpt2, 8, 1024),
+    (llama_2b, 4, 2048),
+]
+
+
+def ridge_command(zoo, dtype, batch, seq, mode):
+    cmd = f"simulate models/{zoo}.net hw/<gpu>.hw --dtype {dtype} --batch {batch}"
+    if seq:
+        cmd += f" --set seq_len={seq}"
+    if zoo == "llama":
+        cmd += "".join(f" --set {k}={v}" for k, v in LLAMA_SET.items())
+    if mode == "train":
+        cmd += " --pass train --optimizer " + ("sgd" if zoo == "resnet50" else "adamw")
+    return cmd
+
+
+def make_inputs(zoo, model, batch, seq, dtype):
+    if seq is None:
+        x = torch.randn(batch, 3, 224, 224, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+        return (x,), {}
+    vocab = model.config.vocab_size
+    ids = torch.randint(0, vocab, (batch, seq), device=DEVICE)
+    return (), {"input_ids": ids}
+
+
+def first_tensor(out):
+    if torch.is_tensor(out):
+        return out
+    if hasattr(out, "logits"):
+        return out.logits
+    return out[0]
+
+
+def synchronize():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+class Mark:
+    """A point in the stream's time: a CUDA event on a GPU, the host clock on a CPU."""
+
+    def __init__(self):
+        if DEVICE == "cuda":
+            self.event = torch.cuda.Event(enable_timing=True)
+            self.event.record()
+        else:
+            self.t = time.perf_counter()
+
+    def wait(self):
+        if DEVICE == "cuda":
+            self.event.synchronize()
+
+    def ms_to(self, later):
+        if DEVICE == "cuda":
+            return self.event.elapsed_time(later.event)
+        return (later.t - self.t) * 1e3
+
+
+def profile_step(step):
+    """Runs step() once under the profiler; returns (kernels, summed kernel ms, busy ms)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            trace = json.load(f)
+    spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in trace.get("traceEvents", [])
+                   if e.get("cat") == "kernel" and "dur" in e)
+    busy, end = 0.0, -1e30
+    for s, e in spans:
+        if s > end:
+            busy += e - s
+            end = e
+        elif e > end:
+            busy += e - end
+            end = e
+    return len(spans), sum(e - s for s, e in spans) / 1e3, busy / 1e3
+
+
+def time_case(builder, batch, seq, dtype_name, mode, repeats, writer):
+    dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float32
+    torch.set_float32_matmul_precision("high")
+    torch.backends.cudnn.allow_tf32 = True
+    model, zoo = builder()
+    params = sum(p.numel() for p in model.parameters())
+    model = model.to(device=DEVICE, dtype=dtype)
+    if seq is None:
+        model = model.to(memory_format=torch.channels_last)
+    args, kwargs = make_inputs(zoo, model, batch, seq, dtype)
+    optimizer_name = ""
+    if mode == "inference":
+        model.eval()
+
+        def step():
+            with torch.inference_mode():
+                model(*args, **kwargs)
+        parts = None
+    else:
+        model.train()
+        if zoo == "resnet50":
+            opt, optimizer_name = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9), "sgd"
+        else:
+            opt, optimizer_name = torch.optim.AdamW(model.parameters(), lr=1e-4), "adamw"
+        marks = []
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            out = first_tensor(model(*args, **kwargs))
+            out.float().mean().backward()
+            marks.append(Mark())
+            opt.step()
+        parts = marks
+    for _ in range(3):
+        step()
+    synchronize()
+    times, fb, op = [], [], []
+    for _ in range(repeats):
+        if parts is not None:
+            parts.clear()
+        start = Mark()
+        step()
+        end = Mark()
+        end.wait()
+        times.append(start.ms_to(end))
+        if parts:
+            fb.append(start.ms_to(parts[0]))
+            op.append(parts[0].ms_to(end))
+    kernels, kernel_sum, busy = profile_step(step) if DEVICE == "cuda" else (0, 0.0, 0.0)
+    times.sort()
+    med = lambda xs: sorted(xs)[len(xs) // 2] if xs else ""
+    q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
+    row = dict(network=zoo if zoo != "llama" else "llama_2b", mode=mode, dtype=dtype_name, batch=batch, seq_len=seq or "",
+               optimizer=optimizer_name, median_ms=f"{q(0.5):.3f}", p10_ms=f"{q(0.1):.3f}", p90_ms=f"{q(0.9):.3f}",
+               min_ms=f"{times[0]:.3f}", runs=len(times),
+               forward_backward_ms=f"{med(fb):.3f}" if fb else "", optimizer_ms=f"{med(op):.3f}" if op else "",
+               kernels=kernels, kernel_sum_ms=f"{kernel_sum:.3f}", busy_ms=f"{busy:.3f}", params=params,
+               ridge_command=ridge_command(zoo, dtype_name, batch, seq, mode))
+    writer.writerow(row)
+    print(f"{row['network']} {mode} {dtype_name} b={batch} s={seq}: {row['median_ms']} ms "
+          f"(p10 {row['p10_ms']}, p90 {row['p90_ms']}), busy {row['busy_ms']} ms, {kernels} kernels", flush=True)
+    del model, args, kwargs
+    if DEVICE == "cuda":
+        torch.cuda.empty_cache()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="one small case (a smoke test)")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
+    args = ap.parse_args()
+    global DEVICE
+    DEVICE = args.device
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        sys.exit("gpu_networks.py: no CUDA device")
+    torch.manual_seed(0)
+    cases = [(resnet50, 2, None), (bert_base, 2, 32)] if args.quick else CASES
+    start = time.time()
+    with open(args.out, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        writer.writeheader()
+        for dtype_name in ("bf16", "tf32"):
+            for mode in ("inference", "train"):
+                for builder, batch, seq in cases:
+                    try:
+                        time_case(builder, batch, seq, dtype_name, mode, args.repeats, writer)
+                    except Exception as e:   # one case's failure (memory, a missing package) keeps the others
+                        print(f"{builder.__name__} {mode} {dtype_name} b={batch}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                              file=sys.stderr, flush=True)
+                    f.flush()
+    print(f"gpu_networks.py: done in {time.time() - start:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
