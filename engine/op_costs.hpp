@@ -20,6 +20,7 @@
 //   a parameter; the network input does not).
 #pragma once
 
+#include "engine/kernels/attention.hpp"
 #include "engine/kernels/gemm.hpp"
 #include "engine/kernels/streaming.hpp"
 #include "lang/ir/device.hpp"
@@ -27,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ridge::engine {
@@ -71,6 +73,7 @@ struct OpCost {
   PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
   PassGemms gemm_backward;       // and of the backward
   kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
+  std::optional<kernels::Attention> flash;   // a fused attention kernel, for the attention kernel model
   friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 

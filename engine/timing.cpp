@@ -180,6 +180,25 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
     t.backward = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
     return t;
   }
+  if (micro && facts && c.flash) {
+    // A fused attention kernel: its blocks' steps (kernels/attention.hpp), where the family has a
+    // fitted attention efficiency; else PALEO below.
+    const auto one = [&](const PassCost& pc, bool backward) -> std::optional<PassTime> {
+      PassTime t = time_pass(pc, peak, bandwidth, Ppp{}, 0.0);   // the roofline, bound and intensity
+      if (pc.kernels == 0 && pc.flops == 0.0 && pc.bytes() == 0.0) return t;
+      const std::optional<kernels::AttentionPlan> plan = kernels::plan_attention(*c.flash, backward, pc.bytes(), *facts);
+      if (!plan) return std::nullopt;
+      t.kernel_model = true;
+      t.device_s = plan->seconds + std::max(0, pc.kernels - 1) * facts->kernel_fixed_s;
+      t.paleo_s = std::max(t.device_s, pc.kernels * launch_s);
+      return t;
+    };
+    const std::optional<PassTime> forward = one(c.forward, false);
+    if (forward) {
+      const std::optional<PassTime> train = c.forward_train == c.forward ? forward : one(c.forward_train, false);
+      return {*forward, *train, *one(c.backward, true)};
+    }
+  }
   // Most ops run the same kernels in training mode as at inference: each model times such a pass once.
   const bool train_as_inference = c.forward_train == c.forward && train == fwd;
   const auto three = [&](auto&& time_one) -> LayerTimes {

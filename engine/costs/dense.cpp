@@ -130,6 +130,7 @@ void attention(const Ctx& c, OpCost& r) {
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache, (c.out() + lse) * c.w, 1);
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
+    r.flash = kernels::Attention{c.batch * h, T, S, past, d, dv, c.a().b("causal")};
   } else if (c.a().s("kernel") == "eager") {
     eager_attention(c, r, {h, T, S, d, dv, scores, mm, io, grads, cache});
   } else {

@@ -1,0 +1,50 @@
+// The flash-attention kernel model (issues #32, #40): the time of one fused attention kernel
+// (FlashAttention's algorithm: the scores never leave the SM) on a GPU, from the work its thread
+// blocks execute. Every formula is in attention.cpp; this header says what it computes.
+//
+// A forward block owns Bm = 128 queries of one (sample, head) and walks the keys in steps of Bn = 128:
+// per step it runs Q K^T and P V on the tensor cores (2 Bm Bn (d + dv) FLOPs) and the softmax between.
+// A backward block owns Bn keys and walks the queries, recomputing the scores (2.5 times the forward's
+// FLOPs per step, FlashAttention-2's count). With a causal mask a block skips every step wholly above
+// the diagonal, so a causal kernel executes about half the steps: the FLOPs Ridge reports for the layer
+// still count the whole score matrix (as torchvision and Megatron count them), but its time is that of
+// the steps that run.
+//   blocks       = samples x heads x ceil(T / Bm)            (backward: ceil(S / Bn) per sample and head)
+//   steps(i)     = the key steps block i runs: ceil(S / Bn), or to the diagonal when causal
+//   steps per SM = max(ceil(blocks / SMs) x steps of a block  (no mask: every block alike),
+//                      ceil(sum of steps / SMs), the longest block)   (causal: blocks differ)
+//   compute      = steps per SM x step FLOPs / (SM peak x efficiency)
+//   DRAM         = the pass's bytes / (dram efficiency x bandwidth)
+//   time         = max(compute, DRAM) + the kernel's fixed time
+// `efficiency` is the fraction of the SM's tensor peak an attention step reaches, softmax included:
+// one figure per architecture family and pass, fitted on the rows of a measurement marked `fit` and
+// stated with them in attention.cpp. A family without one is timed by PALEO, as before.
+#pragma once
+
+#include "engine/kernels/gemm.hpp"
+
+#include <optional>
+
+namespace ridge::engine::kernels {
+
+// One attention: `heads` x batch (sample, head) pairs, T queries over S keys (S counts a KV cache's
+// `past` keys, which a causal query sees whole), key width d, value width dv.
+struct Attention {
+  double sample_heads = 0, T = 0, S = 0, past = 0, d = 0, dv = 0;
+  bool causal = false;
+  friend bool operator==(const Attention&, const Attention&) = default;
+};
+
+struct AttentionPlan {
+  double blocks = 0;
+  double steps_per_sm = 0;     // the main-loop steps the busiest SM runs
+  double executed_fraction = 0;  // the steps that run / the steps of the whole score matrix
+  double compute_s = 0, dram_s = 0, fixed_s = 0;
+  double seconds = 0;          // the kernel's time on the GPU (launch overhead not included)
+};
+
+// The plan for one pass (forward or backward) moving `bytes` through DRAM, or nothing where the
+// device's family has no fitted attention efficiency for that pass (the caller then uses PALEO).
+std::optional<AttentionPlan> plan_attention(const Attention& a, bool backward, double bytes, const GpuFacts& facts);
+
+}  // namespace ridge::engine::kernels

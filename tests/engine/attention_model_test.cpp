@@ -1,0 +1,132 @@
+// The flash-attention kernel model (engine/kernels/attention.hpp), held to cases worked by hand in the
+// comments: blocks, the steps a causal mask skips (with and without a KV cache), the busiest SM's steps,
+// and what simulate does with it: the layer's FLOPs stay counted in full while its time follows the
+// steps that run; a family without a fitted efficiency keeps PALEO.
+#include "engine/kernels/attention.hpp"
+#include "engine/simulate.hpp"
+#include "lang/parse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+using Catch::Matchers::WithinRel;
+namespace kernels = ridge::engine::kernels;
+
+namespace {
+
+// An H100-like GPU at bf16 (132 SMs, 4096 FLOP/clk/SM at 1.83 GHz, 3350 GB/s at full efficiency) with
+// a round fixed time, so the sums below read plainly.
+kernels::GpuFacts hopper() {
+  kernels::GpuFacts f;
+  f.family = "hopper";
+  f.sms = 132;
+  f.sm_flops = 4096 * 1.83e9;
+  f.matrix = true;
+  f.dram_bandwidth = 3350e9;
+  f.dram_efficiency = 1.0;
+  f.kernel_fixed_s = 5e-6;
+  f.in_bytes = f.out_bytes = 2;
+  return f;
+}
+
+// The step FLOPs of a 128 x 128 block at key and value width 128: Q K^T and P V, 2 x 128 x 128 x 256.
+constexpr double kStepFlops = 2.0 * 128 * 128 * 256;
+
+}  // namespace
+
+TEST_CASE("attention without a mask: every block runs every key step, in whole waves of blocks") {
+  // 128 (sample, head) pairs, T = S = 2048: 16 query blocks each, 2048 blocks, 16 key steps each.
+  // 2048 blocks on 132 SMs take ceil(2048 / 132) = 16 waves: the busiest SM runs 16 x 16 = 256 steps.
+  const kernels::Attention a{128, 2048, 2048, 0, 128, 128, false};
+  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
+  REQUIRE(fwd);
+  CHECK(fwd->blocks == 2048);
+  CHECK(fwd->steps_per_sm == 256);
+  CHECK(fwd->executed_fraction == 1.0);
+  const double eff_fwd = 256 * kStepFlops / hopper().sm_flops / fwd->compute_s;   // the family's fitted figure
+  CHECK(eff_fwd > 0.3);
+  CHECK(eff_fwd < 1.0);
+  CHECK_THAT(fwd->seconds, WithinRel(fwd->compute_s + 5e-6, 1e-12));
+  // The backward walks the queries from key blocks: the same counts here, 2.5 times the FLOPs a step.
+  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
+  REQUIRE(bwd);
+  CHECK(bwd->steps_per_sm == 256);
+  const double eff_bwd = 2.5 * 256 * kStepFlops / hopper().sm_flops / bwd->compute_s;
+  CHECK(eff_bwd > 0.3);
+  CHECK(eff_bwd < eff_fwd);
+}
+
+TEST_CASE("a causal mask skips the key steps above the diagonal; the busiest SM runs a share of the rest") {
+  // T = S = 2048, causal: query block i (0..15) runs i + 1 key steps, 136 of 256 per pair.
+  // 128 pairs: 17,408 steps; ceil(17,408 / 132) = 132 steps on the busiest SM (the longest block runs 16).
+  const kernels::Attention a{128, 2048, 2048, 0, 128, 128, true};
+  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
+  REQUIRE(fwd);
+  CHECK(fwd->executed_fraction == 136.0 / 256.0);
+  CHECK(fwd->steps_per_sm == 132);
+  const auto full = kernels::plan_attention({128, 2048, 2048, 0, 128, 128, false}, false, 0.0, hopper());
+  CHECK_THAT(fwd->compute_s, WithinRel(full->compute_s * 132.0 / 256.0, 1e-12));
+}
+
+TEST_CASE("with a KV cache, a causal query sees every cached key: worked by hand for 256 new tokens over 128 cached") {
+  // T = 256 queries, past = 128, S = 384 keys: 2 query blocks, 3 key steps at most.
+  // Forward: block 0's last query (127) sees keys up to 128 + 127 = 255: 2 steps; block 1's (255) sees
+  // all 384: 3 steps. 5 of 6.
+  // Backward: key block 0 (keys 0-127) and 1 (128-255) are seen by query 0 on: 2 query steps each; key
+  // block 2 (256-383) first by query 256 - 128 = 128: query steps 1 and on, 1 step. 5 of 6.
+  const kernels::Attention a{1, 256, 384, 128, 128, 128, true};
+  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
+  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
+  REQUIRE(fwd);
+  REQUIRE(bwd);
+  CHECK(fwd->executed_fraction == 5.0 / 6.0);
+  CHECK(bwd->executed_fraction == 5.0 / 6.0);
+  CHECK(fwd->blocks == 2);
+  CHECK(bwd->blocks == 3);
+  // One pair: the busiest SM runs the longest block, 3 query-side steps forward, 2 backward.
+  CHECK(fwd->steps_per_sm == 3);
+  CHECK(bwd->steps_per_sm == 2);
+}
+
+TEST_CASE("an attention moving more bytes than its steps' compute is limited by DRAM") {
+  // One pair, 128 queries over 128 keys: one step, ~2 ns of compute at 7.5 TFLOP/s; 1 GB takes 0.3 ms.
+  const auto p = kernels::plan_attention({1, 128, 128, 0, 128, 128, false}, false, 1e9, hopper());
+  REQUIRE(p);
+  CHECK_THAT(p->dram_s, WithinRel(1e9 / 3350e9, 1e-12));
+  CHECK_THAT(p->seconds, WithinRel(p->dram_s + 5e-6, 1e-12));
+}
+
+TEST_CASE("a family without a fitted attention efficiency gets no plan (PALEO times it)") {
+  kernels::GpuFacts ampere = hopper();
+  ampere.family = "ampere";
+  CHECK_FALSE(kernels::plan_attention({128, 2048, 2048, 0, 128, 128, false}, false, 0.0, ampere));
+}
+
+TEST_CASE("simulate: a causal flash attention counts its FLOPs in full, but takes the time of the steps that run") {
+  const auto net = [](bool causal) {
+    return ridge::lang::parse_network(std::string(R"(network a {
+  input x: [8192, 12288]
+  q, k, v = add(x, parameter([8192, 12288])) -> split(3, axis: 1)
+  return attention(q, k, v, heads: 32, causal: )") + (causal ? "true" : "false") + R"(, kernel: "flash") as sdpa
+}
+)", "a.net");
+  };
+  const ridge::ir::Device h200 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h200-sxm.hw");
+  const ridge::engine::Options o{.batch = 4, .precision = ridge::ir::Precision::BF16};
+  const auto causal = ridge::engine::simulate(net(true), h200, o).layers.back();
+  const auto full = ridge::engine::simulate(net(false), h200, o).layers.back();
+  REQUIRE(causal.name == "sdpa");
+  CHECK(causal.fwd.flops >= full.fwd.flops);   // the mask's pointwise besides: never fewer counted
+  // 64 query blocks: 2,080 of 4,096 steps run; 128 pairs x 2,080 / 132 SMs = 2,017.0 steps on the
+  // busiest SM against ceil(8192 / 132) x 64 = 4,032 without the mask.
+  const double ratio = std::ceil(128.0 * 2080 / 132) / 4032.0;
+  const auto compute = [](const ridge::engine::LayerRow& l) { return l.time_fwd.device_s; };
+  CHECK_THAT(compute(causal) - 5.43e-6, WithinRel((compute(full) - 5.43e-6) * ratio, 1e-3));
+  // On the flat model the mask changes nothing but its pointwise work.
+  const auto flat = ridge::engine::Options{.batch = 4, .precision = ridge::ir::Precision::BF16,
+                                                   .kernel_model = ridge::engine::KernelModel::Flat};
+  CHECK_THAT(ridge::engine::simulate(net(true), h200, flat).layers.back().time_fwd.paleo_s,
+             WithinRel(ridge::engine::simulate(net(false), h200, flat).layers.back().time_fwd.paleo_s, 1e-2));
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/python3
+"""Ridge's predictions against a GPU run of our own: the kernel model, the flat model and a calibration.
+
+Reads a folder written by validate/scripts/gpu_run.sh and committed under validate/measured/ (its
+README.md says what was run, on what, and how):
+  kernels.csv   single kernels (GEMMs, attention, streaming ops, convolutions), three runs;
+  networks.csv  whole networks in eager PyTorch, inference and a training step, three runs;
+and simulates every case with `--kernel-model micro` and `--kernel-model flat` on the device's
+catalogue .hw (and, for networks, on the calibrated .hw files given with --calibrated).
+
+What each measurement is compared with:
+  - kernels: CUDA events around one PyTorch call, queued behind a 512 MiB L2-clearing write, so the
+    launch is hidden and the time is the kernel's own: the kernel model's device time (its launch
+    overlaps), the flat model's time less its launch overhead;
+  - networks: the step's wall time (CUDA events around the step, synchronised) and the time the GPU
+    was busy in it (the union of its kernels, from torch.profiler): the model's step time is a
+    prediction of the first; where the host issues kernels slower than the GPU runs them (eager
+    PyTorch, small kernels) the two part, and the busy time is what a kernel model can be held to.
+
+The measured figure of a case is the median over the runs of each run's median; the spread printed
+is the range of the runs' medians relative to it. No constant of Ridge was fitted on these rows
+(validate/measured/*/README.md lists what each constant saw): every error is a prediction.
+
+  validate/scripts/measured_compare.py validate/measured/h200-sxm-2026-11-26                # summary
+  validate/scripts/measured_compare.py validate/measured/h200-sxm-2026-11-26 --rows         # every row
+  validate/scripts/measured_compare.py DIR --calibrated hw/calibrated/h200-sxm-pytorch-bf16.hw ...
+  validate/scripts/measured_compare.py DIR --fit    # what the `fit` rows imply for the fitted constants
+
+--fit prints, for the attention kernel model (engine/kernels/attention.cpp), the efficiency per pass
+that makes the `fit` attention rows exact: the median over them of the efficiency in force times
+(modelled time less the fixed time) / (measured time less the fixed time); the rows' time is
+compute-bound, so it scales as 1 / efficiency. Only rows marked `fit` enter it.
+"""
+import argparse
+import collections
+import concurrent.futures
+import csv
+import json
+import pathlib
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+NETS = REPO / "validate" / "nets"
+STREAM_LAYER = {"add": "add", "mul_scalar": "mulu", "relu": "relu", "gelu": "gelu", "silu": "silu",
+                "layer_norm": "ln", "softmax": "softmax", "rms_norm": "rms"}
+
+
+def run_json(cmd):
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({done.returncode}): {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def kernel_seconds(doc, layer_name, model, backward=False):
+    """One layer's kernel time: the kernel model's device time, the flat model's less its launch."""
+    layer = next(l for l in doc["layers"] if l["name"] == layer_name)
+    if backward:
+        return layer["time_bwd_s"]
+    if model == "micro":
+        return layer["device_fwd_s"] if layer.get("device_fwd_s") is not None else layer["time_fwd_s"]
+    return layer["time_fwd_s"] - doc["runs"][0]["launch_overhead_s"]
+
+
+def kernel_case_command(simulate, hw, row, model):
+    """(command, layer name, backward?) for one kernels.csv case; None for cases with no model net."""
+    base = [simulate, None, str(hw), "--dtype", row["dtype"], "--format", "json", "--kernel-model", model]
+    group, op = row["group"], row["op"]
+    if group == "gemm":
+        base[1] = str(NETS / "gemm.net")
+        return base + ["--batch", "1", "--set", f"m={row['m']}", "--set", f"n={row['n']}", "--set", f"k={row['k']}"], "gemm", False
+    if group == "attention":
+        fields = dict(kv.split("=") for kv in row["extra"].split(";")[1:])
+        heads = int(fields["heads"])
+        batch = int(row["batch"]) // heads
+        base[1] = str(NETS / "attention.net")
+        return base + ["--batch", str(batch), "--set", f"seq={row['m']}", "--set", f"heads={heads}", "--set", f"d={row['k']}",
+                       "--set", f"causal={fields['causal']}"], "sdpa", op == "sdpa_backward"
+    if group == "streaming" and op in STREAM_LAYER:
+        elements, width = int(row["m"]), 4096
+        base[1] = str(NETS / "streaming.net")
+        return base + ["--batch", "1", "--set", f"rows={elements // width}", "--set", f"cols={width}"], STREAM_LAYER[op], False
+    if group == "conv":
+        name, groups = row["extra"].split(";")[0], int(row["extra"].split(";")[1].split("=")[1])
+        b, out_ch, kk = int(row["batch"]), int(row["n"]), int(row["k"])
+        out_pixels = int(row["m"]) // b
+        # (kernel, stride, size, ch_in) back from the row: the conv's own name fixes kernel and stride.
+        shape = CONVS[name]
+        base[1] = str(NETS / "conv.net")
+        return base + ["--batch", str(b), "--set", f"ch_in={shape[0]}", "--set", f"ch_out={out_ch}", "--set", f"size={shape[2]}",
+                       "--set", f"kernel={shape[1]}", "--set", f"stride={shape[3]}", "--set", f"groups={groups}"], "conv", False
+    return None
+
+
+# name -> (ch_in, kernel, input size, stride): validate/scripts/gpu_kernels.py's convolutions.
+CONVS = {
+    "resnet50.conv1": (3, 7, 224, 2), "resnet50.layer1.conv2": (64, 3, 56, 1), "resnet50.layer1.conv3": (64, 1, 56, 1),
+    "resnet50.layer3.conv2": (256, 3, 14, 1), "resnet50.layer4.conv2": (512, 3, 7, 1),
+    "efficientnet_b0.dw3x3": (96, 3, 112, 2), "efficientnet_b0.dw5x5": (240, 5, 28, 1),
+    "efficientnet_b0.dw3x3_s1": (480, 3, 14, 1),
+}
+
+
+def case_key(row, fields):
+    return tuple(row[f] for f in fields)
+
+
+def measured_cases(rows, fields, value):
+    """Per case (the fields' values): the median of the runs' medians and the runs' range relative to it."""
+    by_case = collections.defaultdict(list)
+    for r in rows:
+        by_case[case_key(r, fields)].append((r, float(r[value])))
+    out = {}
+    for key, items in by_case.items():
+        values = [v for _, v in items]
+        mid = statistics.median(values)
+        out[key] = (items[0][0], mid, (max(values) - min(values)) / mid if mid else 0.0)
+    return out
+
+
+def pct(x):
+    return f"{x * 100:+.1f} %"
+
+
+def median_abs(values):
+    return f"{statistics.median([abs(v) for v in values]) * 100:.1f} %" if values else "-"
+
+
+def group_label(row):
+    if row["group"] == "gemm":
+        return f"gemm {row['dtype']} {row['extra']}"
+    if row["group"] == "attention":
+        backend = row["extra"].split(";")[0]
+        return f"attention {backend} {row['op'].split('_')[1]}"
+    if row["group"] == "streaming":
+        return f"streaming {row['op']}"
+    return "conv " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
+
+
+def compare_kernels(args, folder, hw):
+    rows = list(csv.DictReader(open(folder / "kernels.csv")))
+    fields = ["group", "op", "dtype", "m", "n", "k", "batch", "extra"]
+    cases = measured_cases(rows, fields, "median_us")
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for key, (row, _, _) in cases.items():
+            for model in ("micro", "flat"):
+                made = kernel_case_command(args.simulate, hw, row, model)
+                if made:
+                    cmd, layer, backward = made
+                    jobs[(key, model)] = (pool.submit(run_json, cmd), layer, backward)
+        results = {k: kernel_seconds(f.result(), layer, k[1], backward) for k, (f, layer, backward) in jobs.items()}
+    groups = collections.defaultdict(lambda: {"micro": [], "flat": [], "spread": []})
+    print("## Kernels\n")
+    if args.rows:
+        print("| case | measured us | spread | kernel model us | error | flat model us | error |")
+        print("|---|--:|--:|--:|--:|--:|--:|")
+    for key, (row, measured_us, spread) in sorted(cases.items()):
+        if (key, "micro") not in results:
+            continue
+        micro, flat = results[(key, "micro")] * 1e6, results[(key, "flat")] * 1e6
+        g = groups[group_label(row)]
+        g["micro"].append(micro / measured_us - 1)
+        g["flat"].append(flat / measured_us - 1)
+        g["spread"].append(spread)
+        if args.rows:
+            print(f"| {group_label(row)} {row['m']}x{row['n']}x{row['k']} b{row['batch']} {row['extra']} | {measured_us:.1f} | "
+                  f"{spread * 100:.1f} % | {micro:.1f} | {pct(micro / measured_us - 1)} | {flat:.1f} | {pct(flat / measured_us - 1)} |")
+    print("| group | cases | median run spread | kernel model, median abs. error | flat model |")
+    print("|---|--:|--:|--:|--:|")
+    every = {"micro": [], "flat": []}
+    for label in sorted(groups):
+        g = groups[label]
+        every["micro"] += g["micro"]
+        every["flat"] += g["flat"]
+        print(f"| {label} | {len(g['micro'])} | {statistics.median(g['spread']) * 100:.1f} % | {median_abs(g['micro'])} | {median_abs(g['flat'])} |")
+    print(f"| **all** | {len(every['micro'])} | | **{median_abs(every['micro'])}** | **{median_abs(every['flat'])}** |\n")
+
+
+def network_command(args, row, hw, model):
+    cmd = shlex.split(row["ridge_command"].replace("hw/<gpu>.hw", str(hw)))
+    return [args.simulate] + cmd[1:] + ["--format", "json", "--kernel-model", model]
+
+
+def calibrated_for(args, dtype):
+    """The --calibrated file made for this precision (its name ends in -DTYPE.hw), or None."""
+    for c in args.calibrated:
+        if pathlib.Path(c).stem.endswith("-" + dtype):
+            return pathlib.Path(c)
+    return None
+
+
+def compare_networks(args, folder, hw):
+    rows = list(csv.DictReader(open(folder / "networks.csv")))
+    fields = ["network", "mode", "dtype", "batch", "seq_len"]
+    wall = measured_cases(rows, fields, "median_ms")
+    busy = measured_cases(rows, fields, "busy_ms")
+    labels = ["kernel model", "flat model"] + (["calibrated"] if args.calibrated else [])
+
+    def setups(row):
+        out = [("kernel model", "micro", hw), ("flat model", "flat", hw)]
+        calibrated = calibrated_for(args, row["dtype"])
+        if calibrated:
+            out.append(("calibrated", "micro", calibrated))
+        return out
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {(key, label): pool.submit(run_json, network_command(args, row, device, model))
+                   for key, (row, _, _) in wall.items() for label, model, device in setups(row)}
+        predicted = {}
+        for (key, label), f in futures.items():
+            run = f.result()["runs"][0]
+            predicted[(key, label)] = (run["time_train_step_s"] if key[1] == "train" else run["time_fwd_s"]) * 1e3
+    print("## Whole networks (eager PyTorch)\n")
+    print("| network | mode | dtype | batch | seq | wall ms | spread | GPU busy ms | " + " | ".join(f"{l} ms | vs wall | vs busy" for l in labels) + " |")
+    print("|---|---|---|--:|--:|--:|--:|--:|" + "--:|--:|--:|" * len(labels))
+    errors = {l: {"wall": [], "busy": []} for l in labels}
+    for key, (row, wall_ms, spread) in sorted(wall.items()):
+        busy_ms = busy[key][1]
+        cells = []
+        for l in labels:
+            if (key, l) not in predicted:
+                cells.append("- | - | -")
+                continue
+            p = predicted[(key, l)]
+            errors[l]["wall"].append(p / wall_ms - 1)
+            errors[l]["busy"].append(p / busy_ms - 1)
+            cells.append(f"{p:.2f} | {pct(p / wall_ms - 1)} | {pct(p / busy_ms - 1)}")
+        print(f"| {row['network']} | {row['mode']} | {row['dtype']} | {row['batch']} | {row['seq_len'] or '-'} | {wall_ms:.2f} | "
+              f"{spread * 100:.1f} % | {busy_ms:.2f} | " + " | ".join(cells) + " |")
+    print()
+    for l in labels:
+        print(f"- {l}: median absolute error {median_abs(errors[l]['wall'])} against the wall time, "
+              f"{median_abs(errors[l]['busy'])} against the GPU's busy time ({len(errors[l]['wall'])} cases)")
+    print()
+
+
+def fit_attention(args, folder, hw):
+    rows = [r for r in csv.DictReader(open(folder / "kernels.csv")) if r["split"] == "fit" and r["group"] == "attention"]
+    cases = measured_cases(rows, ["group", "op", "dtype", "m", "n", "k", "batch", "extra"], "median_us")
+    text = (REPO / "engine" / "kernels" / "attention.cpp").read_text()
+    current = re.search(r'\{"hopper", ([0-9.]+), ([0-9.]+)\}', text)
+    fixed = float(re.search(r"kKernelFixedSeconds = ([0-9.e-]+);", (REPO / "engine" / "kernels" / "gemm.cpp").read_text()).group(1))
+    implied = collections.defaultdict(list)
+    for key, (row, measured_us, _) in sorted(cases.items()):
+        cmd, layer, backward = kernel_case_command(args.simulate, hw, row, "micro")
+        doc = run_json(cmd)
+        l = next(x for x in doc["layers"] if x["name"] == layer)
+        modelled = l["time_bwd_s"] if backward else l["time_fwd_s"]
+        eff = float(current.group(2) if backward else current.group(1))
+        implied["backward" if backward else "forward"].append(eff * (modelled - fixed) / (measured_us * 1e-6 - fixed))
+    for p, values in implied.items():
+        print(f"attention {p}: efficiency {statistics.median(values):.3f} (median of {len(values)} fit cases: "
+              + ", ".join(f"{v:.3f}" for v in values) + ")")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", help="a folder of validate/measured/")
+    ap.add_argument("--simulate", default=str(REPO / "build" / "simulate"))
+    ap.add_argument("--hw", help="the catalogue .hw of the measured GPU (default: the folder name's device, hw/DEVICE.hw)")
+    ap.add_argument("--calibrated", nargs="*", default=[],
+                    help="calibrated .hw files, one per precision (NAME-bf16.hw, NAME-tf32.hw): each predicts its precision's networks")
+    ap.add_argument("--rows", action="store_true", help="print every kernel case")
+    ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
+    args = ap.parse_args()
+    folder = pathlib.Path(args.folder)
+    hw = pathlib.Path(args.hw) if args.hw else REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d$", "", folder.name) + ".hw")
+    try:
+        if args.fit:
+            fit_attention(args, folder, hw)
+            return 0
+        compare_kernels(args, folder, hw)
+        compare_networks(args, folder, hw)
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
