@@ -76,6 +76,7 @@ struct NetworkComparison {
   // How far the repeats behind each median spread (spread.hpp): end to end, and over the layer passes.
   std::optional<double> infer_cv, train_cv;
   SpreadSummary layer_spread;
+  std::size_t dropped_records = 0;   // CUPTI records lost while its layer passes were timed (GPU)
 };
 
 // calibrate's warnings for a noisy measurement of one network: its end-to-end CVs and the median CV of

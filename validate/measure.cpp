@@ -32,7 +32,11 @@ std::uint64_t external_id(ir::LayerId layer, int pass, int repeat) {
 // each run's correlation id. Warm-up first; then repeats until the count or the time budget is spent.
 class PassTimer {
  public:
-  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer) : o_(o), tracer_(tracer), flush_(o.flush_bytes) {}
+  PassTimer(const MeasureOptions& o, cupti::ActivityTracer* tracer, const at::Device& device)
+      : o_(o), tracer_(tracer), flush_(o.flush_bytes) {
+    if (device.is_cuda() && o.device_flush_bytes > 0)
+      device_flush_ = at::empty({static_cast<std::int64_t>(o.device_flush_bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
+  }
 
   template <class Run>
   PassTiming time(ir::LayerId layer, int pass, Run&& run) {
@@ -44,6 +48,8 @@ class PassTimer {
     for (int r = 0; r < std::max(1, o_.repeats); ++r) {
       if (r > 0 && seconds_since(start) >= o_.budget_s) break;
       flush_();
+      // Queued before the push: CUPTI attributes a kernel to the window its launch was made in.
+      if (device_flush_.defined()) device_flush_.fill_(static_cast<std::int64_t>(++flush_value_ % 251));
       if (tracer_) tracer_->push(external_id(layer, pass, r));
       const auto t0 = Clock::now();
       run();
@@ -58,6 +64,7 @@ class PassTimer {
       return t;
     }
     const cupti::ActivityLog log = tracer_->collect();
+    t.dropped_records = log.dropped;
     const cupti::JoinResult joined = cupti::join(log.records, log.correlations, log.windows);
     std::vector<std::pair<double, cupti::LayerActivity>> runs;
     for (int r = 0; r < t.runs; ++r) {
@@ -104,6 +111,8 @@ class PassTimer {
   const MeasureOptions& o_;
   cupti::ActivityTracer* tracer_;
   CacheFlush flush_;
+  at::Tensor device_flush_;          // GPU: the L2 flush (MeasureOptions::device_flush_bytes); undefined: none
+  std::uint64_t flush_value_ = 0;    // a new value each run, as CacheFlush writes
 };
 
 void say(const MeasureOptions& o, const std::string& line) {
@@ -134,7 +143,7 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
   const ir::Network& net = program.network();
   std::unique_ptr<cupti::ActivityTracer> tracer;
   if (program.options().device.is_cuda()) tracer = cupti::start_cupti_tracer();
-  PassTimer timer(o, tracer.get());
+  PassTimer timer(o, tracer.get(), program.options().device);
   const auto sync = [&] {
     if (tracer) cupti::device_synchronize();
   };
@@ -201,6 +210,8 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
       }
       if (lt.forward.gpu) cupti::accumulate(result.gpu_total, *lt.forward.gpu);
       if (lt.backward && lt.backward->gpu) cupti::accumulate(result.gpu_total, *lt.backward->gpu);
+      result.dropped_records += lt.forward.dropped_records + (lt.forward_train ? lt.forward_train->dropped_records : 0) +
+                                (lt.backward ? lt.backward->dropped_records : 0);
       result.layers.push_back(std::move(lt));
     }
   }

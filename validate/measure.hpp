@@ -28,6 +28,9 @@ struct MeasureOptions {
   // memory as it does in a network (cache_flush.hpp); 0 times it on the cache its last run left.
   // CPU caches: calibrate sets it on a CPU only.
   std::size_t flush_bytes = 0;
+  // The same on a GPU: device memory written before each timed run, outside the run's CUPTI window, so
+  // that the run reads its operands from DRAM, not from the L2 its previous run left (as nvbench does).
+  std::size_t device_flush_bytes = 0;
   bool backward = true;        // time the backward pass per layer and the training step
   bool per_layer = true;
   std::function<void(const std::string&)> progress;   // one line per step; may be empty
@@ -39,6 +42,7 @@ struct PassTiming {
   int runs = 0;
   std::optional<double> cv;                  // spread of the runs (spread.hpp); absent for a single run
   std::optional<cupti::LayerActivity> gpu;   // one run's device activity (GPU only)
+  std::size_t dropped_records = 0;           // CUPTI records lost while timing it: its device time is short
 };
 
 struct LayerTiming {
@@ -60,6 +64,7 @@ struct NetworkTiming {
   double sum_forward_s() const;
   double sum_backward_s() const;
   cupti::LayerActivity gpu_total;      // every layer's device activity summed (GPU only)
+  std::size_t dropped_records = 0;     // CUPTI records lost over every layer pass (GPU only)
 };
 
 // Which of a layer's inputs need a gradient, as autograd decides it: a value needs one when it depends

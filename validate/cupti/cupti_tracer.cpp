@@ -152,6 +152,7 @@ class CuptiTracer final : public ActivityTracer {
     const std::lock_guard lock(s.mutex);
     log.records = std::exchange(s.records, {});
     log.correlations = std::exchange(s.correlations, {});
+    log.dropped = std::exchange(s.dropped, 0);
     return log;
   }
 

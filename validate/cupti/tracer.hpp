@@ -16,6 +16,7 @@ struct ActivityLog {
   std::vector<ActivityRecord> records;
   std::vector<ExternalCorrelation> correlations;
   std::vector<Window> windows;
+  std::size_t dropped = 0;   // records CUPTI could not buffer since the last collect(): lost work
 };
 
 class ActivityTracer {

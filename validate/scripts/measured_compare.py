@@ -141,6 +141,22 @@ def group_label(row):
     return "conv " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
 
 
+def summary_label(row):
+    """The README's coarser groups; None for the forced attention backends (PyTorch's default is what
+    Ridge models; the others are in the full table)."""
+    if row["group"] == "gemm":
+        return f"GEMM {row['dtype']}" + (", small K" if row["extra"] == "small_k" else "")
+    if row["group"] == "attention":
+        backend = row["extra"].split(";")[0]
+        if backend != "default":
+            return None
+        causal = "causal" if "causal=1" in row["extra"] else "no mask"
+        return f"attention {row['op'].split('_')[1]}, {causal}"
+    if row["group"] == "streaming":
+        return "elementwise" if row["op"] in ("add", "mul_scalar", "relu", "gelu", "silu") else "layer norm, RMS norm, softmax"
+    return "convolution, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
+
+
 def compare_kernels(args, folder, hw):
     rows = list(csv.DictReader(open(folder / "kernels.csv")))
     fields = ["group", "op", "dtype", "m", "n", "k", "batch", "extra"]
@@ -154,31 +170,48 @@ def compare_kernels(args, folder, hw):
                     cmd, layer, backward = made
                     jobs[(key, model)] = (pool.submit(run_json, cmd), layer, backward)
         results = {k: kernel_seconds(f.result(), layer, k[1], backward) for k, (f, layer, backward) in jobs.items()}
-    groups = collections.defaultdict(lambda: {"micro": [], "flat": [], "spread": []})
-    print("## Kernels\n")
+    new = lambda: {"micro": [], "flat": [], "spread": [], "fit": []}
+    groups, coarse = collections.defaultdict(new), collections.defaultdict(new)
     if args.rows:
-        print("| case | measured us | spread | kernel model us | error | flat model us | error |")
-        print("|---|--:|--:|--:|--:|--:|--:|")
+        print("## Kernels, every case\n")
+        print("| case | split | measured us | spread | kernel model us | error | flat model us | error |")
+        print("|---|---|--:|--:|--:|--:|--:|--:|")
     for key, (row, measured_us, spread) in sorted(cases.items()):
         if (key, "micro") not in results:
             continue
         micro, flat = results[(key, "micro")] * 1e6, results[(key, "flat")] * 1e6
-        g = groups[group_label(row)]
-        g["micro"].append(micro / measured_us - 1)
-        g["flat"].append(flat / measured_us - 1)
-        g["spread"].append(spread)
+        err_micro, err_flat = micro / measured_us - 1, flat / measured_us - 1
+        for g in filter(None, (groups[group_label(row)], coarse[summary_label(row)] if summary_label(row) else None)):
+            if row["split"] == "fit":
+                g["fit"].append(err_micro)
+                continue
+            g["micro"].append(err_micro)
+            g["flat"].append(err_flat)
+            g["spread"].append(spread)
         if args.rows:
-            print(f"| {group_label(row)} {row['m']}x{row['n']}x{row['k']} b{row['batch']} {row['extra']} | {measured_us:.1f} | "
-                  f"{spread * 100:.1f} % | {micro:.1f} | {pct(micro / measured_us - 1)} | {flat:.1f} | {pct(flat / measured_us - 1)} |")
-    print("| group | cases | median run spread | kernel model, median abs. error | flat model |")
-    print("|---|--:|--:|--:|--:|")
-    every = {"micro": [], "flat": []}
-    for label in sorted(groups):
-        g = groups[label]
-        every["micro"] += g["micro"]
-        every["flat"] += g["flat"]
-        print(f"| {label} | {len(g['micro'])} | {statistics.median(g['spread']) * 100:.1f} % | {median_abs(g['micro'])} | {median_abs(g['flat'])} |")
-    print(f"| **all** | {len(every['micro'])} | | **{median_abs(every['micro'])}** | **{median_abs(every['flat'])}** |\n")
+            print(f"| {group_label(row)} {row['m']}x{row['n']}x{row['k']} b{row['batch']} {row['extra']} | {row['split']} | "
+                  f"{measured_us:.1f} | {spread * 100:.1f} % | {micro:.1f} | {pct(err_micro)} | {flat:.1f} | {pct(err_flat)} |")
+    if args.rows:
+        print()
+
+    def table(title, groups):
+        print(f"{title}\n")
+        print("| kernels | predicted cases | run-to-run spread | kernel model | flat model | fit cases (kernel model) |")
+        print("|---|--:|--:|--:|--:|--:|")
+        every = {"micro": [], "flat": []}
+        for label in sorted(groups):
+            g = groups[label]
+            every["micro"] += g["micro"]
+            every["flat"] += g["flat"]
+            spread = f"{statistics.median(g['spread']) * 100:.1f} %" if g["spread"] else "-"
+            fit = f"{len(g['fit'])}: {median_abs(g['fit'])}" if g["fit"] else "-"
+            print(f"| {label} | {len(g['micro'])} | {spread} | {median_abs(g['micro'])} | {median_abs(g['flat'])} | {fit} |")
+        print(f"| **every predicted case** | {len(every['micro'])} | | **{median_abs(every['micro'])}** | "
+              f"**{median_abs(every['flat'])}** | |\n")
+
+    if not args.summary:
+        table("## Kernels by group (median absolute error over the predicted cases)", groups)
+    table("## Kernels (median absolute error over the predicted cases; PyTorch's default attention)", coarse)
 
 
 def network_command(args, row, hw, model):
@@ -192,6 +225,12 @@ def calibrated_for(args, dtype):
         if pathlib.Path(c).stem.endswith("-" + dtype):
             return pathlib.Path(c)
     return None
+
+
+def fitted_networks(calibrated):
+    """The networks a calibrated .hw was fitted to, as its launch_overhead's source names them."""
+    found = re.search(r"fitted by ridge calibrate on \S+ to (.*?) and \d+ kernel probes", calibrated.read_text())
+    return set(found.group(1).split(", ")) if found else set()
 
 
 def compare_networks(args, folder, hw):
@@ -219,6 +258,7 @@ def compare_networks(args, folder, hw):
     print("| network | mode | dtype | batch | seq | wall ms | spread | GPU busy ms | " + " | ".join(f"{l} ms | vs wall | vs busy" for l in labels) + " |")
     print("|---|---|---|--:|--:|--:|--:|--:|" + "--:|--:|--:|" * len(labels))
     errors = {l: {"wall": [], "busy": []} for l in labels}
+    held_out, held_out_names = [], set()
     for key, (row, wall_ms, spread) in sorted(wall.items()):
         busy_ms = busy[key][1]
         cells = []
@@ -229,6 +269,9 @@ def compare_networks(args, folder, hw):
             p = predicted[(key, l)]
             errors[l]["wall"].append(p / wall_ms - 1)
             errors[l]["busy"].append(p / busy_ms - 1)
+            if l == "calibrated" and row["network"] not in fitted_networks(calibrated_for(args, row["dtype"])):
+                held_out += [("wall", p / wall_ms - 1), ("busy", p / busy_ms - 1)]
+                held_out_names.add(row["network"])
             cells.append(f"{p:.2f} | {pct(p / wall_ms - 1)} | {pct(p / busy_ms - 1)}")
         print(f"| {row['network']} | {row['mode']} | {row['dtype']} | {row['batch']} | {row['seq_len'] or '-'} | {wall_ms:.2f} | "
               f"{spread * 100:.1f} % | {busy_ms:.2f} | " + " | ".join(cells) + " |")
@@ -236,6 +279,10 @@ def compare_networks(args, folder, hw):
     for l in labels:
         print(f"- {l}: median absolute error {median_abs(errors[l]['wall'])} against the wall time, "
               f"{median_abs(errors[l]['busy'])} against the GPU's busy time ({len(errors[l]['wall'])} cases)")
+    if held_out:
+        print(f"- calibrated, networks it did not see ({', '.join(sorted(held_out_names))}): median absolute error "
+              f"{median_abs([e for _, e in held_out if _ == 'wall'])} against the wall time, "
+              f"{median_abs([e for _, e in held_out if _ == 'busy'])} against the GPU's busy time ({len(held_out) // 2} cases)")
     print()
 
 
@@ -266,6 +313,7 @@ def main():
     ap.add_argument("--calibrated", nargs="*", default=[],
                     help="calibrated .hw files, one per precision (NAME-bf16.hw, NAME-tf32.hw): each predicts its precision's networks")
     ap.add_argument("--rows", action="store_true", help="print every kernel case")
+    ap.add_argument("--summary", action="store_true", help="the coarse kernel table and the networks only (the README's)")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
     args = ap.parse_args()
