@@ -255,8 +255,12 @@ def compare_networks(args, folder, hw):
             run = f.result()["runs"][0]
             predicted[(key, label)] = (run["time_train_step_s"] if key[1] == "train" else run["time_fwd_s"]) * 1e3
     print("## Whole networks (eager PyTorch)\n")
-    print("| network | mode | dtype | batch | seq | wall ms | spread | GPU busy ms | " + " | ".join(f"{l} ms | vs wall | vs busy" for l in labels) + " |")
-    print("|---|---|---|--:|--:|--:|--:|--:|" + "--:|--:|--:|" * len(labels))
+    if args.summary:   # the README's: each model's error against the GPU's busy time only
+        print("| network | mode | dtype | batch | seq | wall ms | GPU busy ms | " + " | ".join(labels) + " |")
+        print("|---|---|---|--:|--:|--:|--:|" + "--:|" * len(labels))
+    else:
+        print("| network | mode | dtype | batch | seq | wall ms | spread | GPU busy ms | " + " | ".join(f"{l} ms | vs wall | vs busy" for l in labels) + " |")
+        print("|---|---|---|--:|--:|--:|--:|--:|" + "--:|--:|--:|" * len(labels))
     errors = {l: {"wall": [], "busy": []} for l in labels}
     held_out, held_out_names = [], set()
     for key, (row, wall_ms, spread) in sorted(wall.items()):
@@ -264,7 +268,7 @@ def compare_networks(args, folder, hw):
         cells = []
         for l in labels:
             if (key, l) not in predicted:
-                cells.append("- | - | -")
+                cells.append("-" if args.summary else "- | - | -")
                 continue
             p = predicted[(key, l)]
             errors[l]["wall"].append(p / wall_ms - 1)
@@ -272,7 +276,11 @@ def compare_networks(args, folder, hw):
             if l == "calibrated" and row["network"] not in fitted_networks(calibrated_for(args, row["dtype"])):
                 held_out += [("wall", p / wall_ms - 1), ("busy", p / busy_ms - 1)]
                 held_out_names.add(row["network"])
-            cells.append(f"{p:.2f} | {pct(p / wall_ms - 1)} | {pct(p / busy_ms - 1)}")
+            cells.append(pct(p / busy_ms - 1) if args.summary else f"{p:.2f} | {pct(p / wall_ms - 1)} | {pct(p / busy_ms - 1)}")
+        if args.summary:
+            print(f"| {row['network']} | {row['mode']} | {row['dtype']} | {row['batch']} | {row['seq_len'] or '-'} | {wall_ms:.2f} | "
+                  f"{busy_ms:.2f} | " + " | ".join(cells) + " |")
+            continue
         print(f"| {row['network']} | {row['mode']} | {row['dtype']} | {row['batch']} | {row['seq_len'] or '-'} | {wall_ms:.2f} | "
               f"{spread * 100:.1f} % | {busy_ms:.2f} | " + " | ".join(cells) + " |")
     print()
