@@ -29,7 +29,7 @@ struct Sustained {
   double fraction;
 };
 constexpr std::array<Sustained, 6> kSustained{{{"ampere", true, 0.888},
-                                               {"hopper", true, 0.820},
+                                               {"hopper", true, 0.813},   // 0.820 before the persistent fill
                                                {"ampere", false, 0.957},
                                                {"hopper", false, 0.829},
                                                {"turing", false, 0.499},   // T4's 70 W cap: clocks fall under load
@@ -120,6 +120,11 @@ struct Terms {
   double seconds() const { return std::max({compute_s, l2_s, dram_s}) + reduction_s + fixed_s; }
 };
 
+// cuBLAS 13 on an H200 ran persistent cooperative kernels for bf16 (nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB)
+// and classic per-tile ones for tf32 (sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32), by
+// their names in calibrate's CUPTI records (docs/results/2026-11-26-h200-measured.md).
+bool persistent(const GpuFacts& f) { return f.matrix && f.family == "hopper" && f.in_bytes <= 2; }
+
 // Tile sides and K steps are powers of two, so x * (1 / side) is x / side exactly (a sweep's inner
 // loop saves the divisions).
 double over(double x, int power_of_two) { return x * (1.0 / power_of_two); }
@@ -130,7 +135,13 @@ Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, in
   r.waves = std::ceil(r.tiles / f.sms);
   r.iters = std::ceil(over(split == 1 ? g.k : std::ceil(g.k / split), t.k));
   r.fill = t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) / (static_cast<double>(t.m + t.n) * t.k * f.in_bytes);
-  r.compute_s = r.waves * (2.0 * t.m * t.n * t.k) * (r.iters + r.fill) * s.per_compute;
+  // Hopper's 16- and 8-bit tensor-core GEMMs are persistent and warp-specialised (CUTLASS 3's sm90 TMA
+  // kernels, cuBLAS's nvjet_sm90_*): an SM keeps its block and walks its tiles, the producer warps load the next
+  // tile's first stages while the consumers store the last one, so an SM pays the fill once, not once
+  // per tile. Earlier architectures launch a block per tile, each filling its pipeline and storing its
+  // output in turn.
+  const double steps = persistent(f) ? r.waves * r.iters + r.fill : r.waves * (r.iters + r.fill);
+  r.compute_s = steps * (2.0 * t.m * t.n * t.k) * s.per_compute;
   r.l2_s = r.tiles * static_cast<double>(t.m + t.n) * t.k * r.iters * f.in_bytes * s.per_l2;
   const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
   r.dram_s = (s.operands + (split > 1 ? partials : s.output)) * s.per_dram;
@@ -146,7 +157,7 @@ GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Tile& t, int split, c
   p.tiles = r.tiles;
   p.waves = r.waves;
   p.wave_efficiency = r.tiles / (r.waves * f.sms);
-  p.mainloop_efficiency = r.iters / (r.iters + r.fill);
+  p.mainloop_efficiency = persistent(f) ? r.waves * r.iters / (r.waves * r.iters + r.fill) : r.iters / (r.iters + r.fill);
   p.compute_s = r.compute_s;
   p.l2_s = r.l2_s;
   p.dram_s = r.dram_s;

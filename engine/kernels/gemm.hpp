@@ -14,6 +14,9 @@
 //             the tile: both in units of one main-loop step's traffic)
 //   main-loop efficiency = iters / (iters + fill)       (never lower for a larger K)
 //   compute = waves * 2 * tile.m * tile.n * tile.k * (iters + fill) / (SM peak * sustained)
+//             Hopper's tensor cores at 16 and 8 bits (persistent, warp-specialised kernels: an SM walks its tiles and
+//             loads the next one's stages while storing the last): (waves * iters + fill) steps, the
+//             fill paid once per SM; main-loop efficiency = waves iters / (waves iters + fill)
 //   L2      = tiles * (tile.m + tile.n) * tile.k * iters * in_bytes / L2 bandwidth
 //   DRAM    = ((A + B) in_bytes + m n out_bytes) * count / (dram_efficiency * bandwidth)
 //             (A and B as stored: m k and k n, or an implicit GEMM's input tensor; Gemm)

@@ -114,15 +114,33 @@ TEST_CASE("an H100 bf16 8192-cube GEMM, worked by hand on the 128x256x64 tile") 
   const auto tiles = kernels::candidate_tiles("hopper", true, 2);
   REQUIRE(tiles.front() == Tile{128, 256, 64, 4});
   // 64 x 32 = 2048 tiles; 15 waves of 132 hold 1980, so 16 waves. 128 iterations;
-  // fill = 4 + 128*256*2 / (384 * 64 * 2) = 4 + 4/3. Compute = 16 * 2*128*256*64 * (128 + 16/3) / (4096 * 1.83e9).
+  // fill = 4 + 128*256*2 / (384 * 64 * 2) = 4 + 4/3. A persistent Hopper kernel pays the fill once per
+  // SM: compute = (16 * 128 + 16/3) steps of 2*128*256*64 FLOPs at 4096 FLOP/clk x 1.83 GHz.
   const auto p = kernels::plan_tile({8192, 8192, 8192, 1}, h100(), tiles.front());
   CHECK(p.waves == 16);
-  CHECK_THAT(p.mainloop_efficiency, WithinRel(128.0 / (128.0 + 16.0 / 3.0), 1e-12));
-  CHECK_THAT(p.compute_s, WithinRel(16.0 * 2 * 128 * 256 * 64 * (128.0 + 16.0 / 3.0) / (4096 * 1.83e9), 1e-12));
+  CHECK_THAT(p.mainloop_efficiency, WithinRel(2048.0 / (2048.0 + 16.0 / 3.0), 1e-12));
+  CHECK_THAT(p.compute_s, WithinRel((16.0 * 128 + 16.0 / 3.0) * 2 * 128 * 256 * 64 / (4096 * 1.83e9), 1e-12));
   // The best plan is no slower than this one, and no plan beats the device's peak.
   const auto best = kernels::plan_gemm({8192, 8192, 8192, 1}, h100());
   CHECK(best.seconds <= p.seconds);
   CHECK(best.fraction_of_peak <= 1.0);
+}
+
+TEST_CASE("Hopper pays a tile's fill once per SM at 16 bits, once per tile at tf32 and on Ampere") {
+  // 8192 x 8192 x 64 on 128x256x64 tiles: 2048 tiles, 16 waves on 132 SMs, 1 main-loop step each,
+  // fill 4 + 4/3. bf16 on Hopper (persistent): 16 x 1 + 16/3 steps. tf32 (4-byte inputs: K step 32,
+  // 2 steps; fill 4 + 128*256*4 / (384 * 32 * 4) = 4 + 8/3) and Ampere: waves x (steps + fill).
+  const Tile t{128, 256, 64, 4};
+  const double step = 2.0 * 128 * 256 * 64 / (4096 * 1.83e9);
+  CHECK_THAT(kernels::plan_tile({8192, 8192, 64, 1}, h100(), t).compute_s, WithinRel((16.0 + 16.0 / 3.0) * step, 1e-12));
+  GpuFacts tf32 = h100();
+  tf32.in_bytes = tf32.out_bytes = 4;
+  const Tile t32{128, 256, 32, 4};
+  const double step32 = 2.0 * 128 * 256 * 32 / (4096 * 1.83e9);
+  CHECK_THAT(kernels::plan_tile({8192, 8192, 64, 1}, tf32, t32).compute_s, WithinRel(16.0 * (2.0 + 4.0 + 8.0 / 3.0) * step32, 1e-12));
+  GpuFacts ampere = h100();
+  ampere.family = "ampere";
+  CHECK_THAT(kernels::plan_tile({8192, 8192, 64, 1}, ampere, t).compute_s, WithinRel(16.0 * (1.0 + 16.0 / 3.0) * step, 1e-12));
 }
 
 TEST_CASE("split-K is taken where a GEMM has fewer tiles than SMs and a long K") {
