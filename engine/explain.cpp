@@ -28,7 +28,10 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
     // read only what every unit shares: SMs, DRAM, L2, threads, the fixed time).
     const PeakUsed& matmul = report.device.matmul_peak_used;
     e.facts = kernels::gpu_facts(device, matmul.precision, matmul.matrix);
-    if (e.facts && streams(cost.op_class)) {
+    if (e.facts && cost.flash && e.row.time_fwd.kernel_model) {
+      e.passes[0].attention = kernels::plan_attention(*cost.flash, false, cost.forward.bytes(), *e.facts);
+      e.passes[1].attention = kernels::plan_attention(*cost.flash, true, cost.backward.bytes(), *e.facts);
+    } else if (e.facts && streams(cost.op_class)) {
       e.passes[0].stream = stream_plan(cost.forward, cost.rows_forward, *e.facts, e.row.peak, e.row.ppp_fwd);
       e.passes[1].stream = stream_plan(cost.backward, {}, *e.facts, e.row.peak, e.row.ppp_bwd);
     } else if (e.facts) {

@@ -1,9 +1,11 @@
 // One layer's time, derived step by step (`simulate --explain LAYER`, issue #32): its counts, the peak
 // and bandwidth it is timed against, and for a GEMM-shaped layer on a GPU with microarchitecture facts
-// every GEMM's kernel plan (tile, tiles, waves, main loop, L2, DRAM, limit); for a streaming op the
+// every GEMM's kernel plan (tile, tiles, waves, main loop, L2, DRAM, limit); for a fused attention its
+// blocks and steps (kernels/attention.hpp); for a streaming op the
 // streaming model's traffic and terms; for any other layer PALEO's terms. Computed here; engine/render/explain.cpp only writes it out.
 #pragma once
 
+#include "engine/kernels/attention.hpp"
 #include "engine/kernels/gemm.hpp"
 #include "engine/kernels/streaming.hpp"
 #include "engine/report.hpp"
@@ -32,6 +34,7 @@ struct PassExplanation {
   Ppp ppp;
   std::vector<GemmStep> gemms;    // the kernel model's GEMMs, where it timed the pass's GEMMs
   std::optional<kernels::StreamPlan> stream;   // the streaming model's plan, where it timed the pass
+  std::optional<kernels::AttentionPlan> attention;   // the attention model's plan, where it timed the pass
 };
 
 struct LayerExplanation {

@@ -188,6 +188,11 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
       if (pc.kernels == 0 && pc.flops == 0.0 && pc.bytes() == 0.0) return t;
       const std::optional<kernels::AttentionPlan> plan = kernels::plan_attention(*c.flash, backward, pc.bytes(), *facts);
       if (!plan) return std::nullopt;
+      // The roofline of the work that runs: a causal kernel skips the steps above the diagonal, so the
+      // FLOPs counted for the whole score matrix would put the bound above what the GPU does.
+      const double compute = pc.flops * plan->executed_fraction / peak.flops_per_s, memory = pc.bytes() / bandwidth;
+      t.roofline_s = std::max(compute, memory);
+      t.bound = compute > memory ? Bound::Compute : Bound::Memory;
       t.kernel_model = true;
       t.device_s = plan->seconds + std::max(0, pc.kernels - 1) * facts->kernel_fixed_s;
       t.paleo_s = std::max(t.device_s, pc.kernels * launch_s);

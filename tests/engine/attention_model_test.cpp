@@ -2,7 +2,9 @@
 // comments: blocks, the steps a causal mask skips (with and without a KV cache), the busiest SM's steps,
 // and what simulate does with it: the layer's FLOPs stay counted in full while its time follows the
 // steps that run; a family without a fitted efficiency keeps PALEO.
+#include "engine/explain.hpp"
 #include "engine/kernels/attention.hpp"
+#include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 
@@ -124,9 +126,30 @@ TEST_CASE("simulate: a causal flash attention counts its FLOPs in full, but take
   const double ratio = std::ceil(128.0 * 2080 / 132) / 4032.0;
   const auto compute = [](const ridge::engine::LayerRow& l) { return l.time_fwd.device_s; };
   CHECK_THAT(compute(causal) - 5.43e-6, WithinRel((compute(full) - 5.43e-6) * ratio, 1e-3));
+  // The roofline is the work that runs: never above the modelled time.
+  CHECK(causal.time_fwd.roofline_s <= causal.time_fwd.device_s);
+  CHECK(causal.time_bwd.roofline_s <= causal.time_bwd.device_s);
+  CHECK_THAT(causal.time_fwd.roofline_s, WithinRel(causal.fwd.flops * 2080.0 / 4096.0 / causal.peak.flops_per_s, 1e-9));
   // On the flat model the mask changes nothing but its pointwise work.
   const auto flat = ridge::engine::Options{.batch = 4, .precision = ridge::ir::Precision::BF16,
                                                    .kernel_model = ridge::engine::KernelModel::Flat};
   CHECK_THAT(ridge::engine::simulate(net(true), h200, flat).layers.back().time_fwd.paleo_s,
              WithinRel(ridge::engine::simulate(net(false), h200, flat).layers.back().time_fwd.paleo_s, 1e-2));
+}
+
+TEST_CASE("simulate --explain prints a fused attention's blocks, the share of steps that run and the busiest SM's") {
+  // T = S = 2048, causal, 32 heads, batch 4: 128 pairs x 16 query blocks = 2048 blocks; 136 of 256
+  // steps per pair run (53.1 %); ceil(128 x 136 / 132) = 132 steps on the busiest SM.
+  const auto net = ridge::lang::parse_network(R"(network a {
+  input x: [2048, 12288]
+  q, k, v = add(x, parameter([2048, 12288])) -> split(3, axis: 1)
+  return attention(q, k, v, heads: 32, causal: true, kernel: "flash") as sdpa
+}
+)", "a.net");
+  const ridge::ir::Device h200 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h200-sxm.hw");
+  const auto e = ridge::engine::explain_layer(net, h200, {.batch = 4, .precision = ridge::ir::Precision::BF16}, "sdpa");
+  const std::string text = ridge::engine::render::explain(e);
+  CHECK_THAT(text, Catch::Matchers::Contains("fused attention: 2048 blocks of 128 queries; 53.1 % of the score matrix's "
+                                             "128x128 steps run; the busiest of 132 SMs runs 132 steps"));
+  CHECK_THAT(text, Catch::Matchers::Contains("fused attention: 2048 blocks of 128 keys"));
 }
