@@ -92,6 +92,21 @@ TEST_CASE("with a KV cache, a causal query sees every cached key: worked by hand
   CHECK(bwd->steps_per_sm == 2);
 }
 
+TEST_CASE("a cache that does not fill whole blocks: 256 new tokens over 64 cached, worked by hand") {
+  // T = 256, past = 64, S = 320: 3 key steps at most (the last one half full).
+  // Forward: block 0's last query (127) sees keys up to 64 + 127 = 191: ceil(192 / 128) = 2 steps;
+  // block 1's (255) up to 319: 3 steps. Backward: key block 0 from query 0 (2 query steps), block 1
+  // (keys 128-255) from query 128 - 64 = 64 (query steps 0 and 1: 2), block 2 (256-319) from query
+  // 192 (step 1 only: 1). 5 of 6 either way.
+  const kernels::Attention a{1, 256, 320, 64, 128, 128, true};
+  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
+  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
+  REQUIRE(fwd);
+  REQUIRE(bwd);
+  CHECK(fwd->executed_fraction == 5.0 / 6.0);
+  CHECK(bwd->executed_fraction == 5.0 / 6.0);
+}
+
 TEST_CASE("an attention moving more bytes than its steps' compute is limited by DRAM") {
   // One pair, 128 queries over 128 keys: one step, ~2 ns of compute at 7.5 TFLOP/s; 1 GB takes 0.3 ms.
   const auto p = kernels::plan_attention({1, 128, 128, 0, 128, 128, false}, false, 1e9, hopper());
