@@ -116,6 +116,10 @@ def gemm_shapes(dtype_name, quick):
         shapes += [("skinny", m, 11008, 4096) for m in (1, 16, 128)]
     # A Llama-7B layer at 4096 tokens: qkv, o, gate/up, down.
     shapes += [("llama7b", 4096, n, k) for n, k in ((12288, 4096), (4096, 4096), (11008, 4096), (4096, 11008))]
+    # Dimensions that are not a multiple of 8 (16 bytes at 16 bits): GPT-2's lm_head (vocabulary 50,257)
+    # beside nanoGPT's padded 50,304, and an odd K. cuBLAS falls back to alignment-1 kernels for them
+    # (seen on the H200 in calibrate's records, never timed alone: validate/measured/h200-sxm-2026-11-26).
+    shapes += [("unaligned", 8192, n, 768) for n in (50257, 50304)] + [("unaligned", 4096, 4096, k) for k in (4095, 4096)]
     return shapes
 
 

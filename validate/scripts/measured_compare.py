@@ -145,7 +145,7 @@ def summary_label(row):
     """The README's coarser groups; None for the forced attention backends (PyTorch's default is what
     Ridge models; the others are in the full table)."""
     if row["group"] == "gemm":
-        return f"GEMM {row['dtype']}" + (", small K" if row["extra"] == "small_k" else "")
+        return f"GEMM {row['dtype']}" + {"small_k": ", small K", "unaligned": ", unaligned"}.get(row["extra"], "")
     if row["group"] == "attention":
         backend = row["extra"].split(";")[0]
         if backend != "default":
