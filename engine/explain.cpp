@@ -21,8 +21,8 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   e.precision = report.precision;
   e.row = report.layers[id];
   e.model = options.kernel_model;
-  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt};
-  e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}, std::nullopt};
+  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt, std::nullopt};
+  e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}, std::nullopt, std::nullopt};
   if (e.row.time_fwd.kernel_model || e.row.time_bwd.kernel_model) {
     // The facts simulate() timed the layer on: the matrix units' at the precision (the streaming terms
     // read only what every unit shares: SMs, DRAM, L2, threads, the fixed time).

@@ -1,5 +1,6 @@
 // The ONNX front end behind lang/parse.hpp: a file (or bytes) in, the IR or a diagnostic out.
 #include "lang/onnx/importer.hpp"
+#include "lang/onnx/refuse.hpp"
 
 #include "lang/ir/ops.hpp"
 
@@ -15,9 +16,7 @@
 namespace ridge::lang {
 namespace {
 
-[[noreturn]] void refuse(const std::string& file, const std::string& message) {
-  throw Error({Diagnostic{SourceLocation{file, 0, 0}, message, {}, {}}});
-}
+using onnx_import::refuse;
 
 std::string network_name(const std::string& file) {
   std::string name = std::filesystem::path(file).stem().string();

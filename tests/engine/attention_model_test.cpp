@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 using Catch::Matchers::WithinRel;
 namespace kernels = ridge::engine::kernels;
@@ -31,6 +32,15 @@ kernels::GpuFacts hopper() {
   f.kernel_fixed_s = 5e-6;
   f.in_bytes = f.out_bytes = 2;
   return f;
+}
+
+// The forward's and the backward's plans of one attention, both given (a fitted family).
+std::pair<kernels::AttentionPlan, kernels::AttentionPlan> both_passes(const kernels::Attention& a) {
+  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
+  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
+  REQUIRE(fwd);
+  REQUIRE(bwd);
+  return {*fwd, *bwd};
 }
 
 // The step FLOPs of a 128 x 128 block at key and value width 128: Q K^T and P V, 2 x 128 x 128 x 256.
@@ -78,18 +88,14 @@ TEST_CASE("with a KV cache, a causal query sees every cached key: worked by hand
   // all 384: 3 steps. 5 of 6.
   // Backward: key block 0 (keys 0-127) and 1 (128-255) are seen by query 0 on: 2 query steps each; key
   // block 2 (256-383) first by query 256 - 128 = 128: query steps 1 and on, 1 step. 5 of 6.
-  const kernels::Attention a{1, 256, 384, 128, 128, 128, true};
-  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
-  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
-  REQUIRE(fwd);
-  REQUIRE(bwd);
-  CHECK(fwd->executed_fraction == 5.0 / 6.0);
-  CHECK(bwd->executed_fraction == 5.0 / 6.0);
-  CHECK(fwd->blocks == 2);
-  CHECK(bwd->blocks == 3);
+  const auto [fwd, bwd] = both_passes({1, 256, 384, 128, 128, 128, true});
+  CHECK(fwd.executed_fraction == 5.0 / 6.0);
+  CHECK(bwd.executed_fraction == 5.0 / 6.0);
+  CHECK(fwd.blocks == 2);
+  CHECK(bwd.blocks == 3);
   // One pair: the busiest SM runs the longest block, 3 query-side steps forward, 2 backward.
-  CHECK(fwd->steps_per_sm == 3);
-  CHECK(bwd->steps_per_sm == 2);
+  CHECK(fwd.steps_per_sm == 3);
+  CHECK(bwd.steps_per_sm == 2);
 }
 
 TEST_CASE("a cache that does not fill whole blocks: 256 new tokens over 64 cached, worked by hand") {
@@ -98,13 +104,9 @@ TEST_CASE("a cache that does not fill whole blocks: 256 new tokens over 64 cache
   // block 1's (255) up to 319: 3 steps. Backward: key block 0 from query 0 (2 query steps), block 1
   // (keys 128-255) from query 128 - 64 = 64 (query steps 0 and 1: 2), block 2 (256-319) from query
   // 192 (step 1 only: 1). 5 of 6 either way.
-  const kernels::Attention a{1, 256, 320, 64, 128, 128, true};
-  const auto fwd = kernels::plan_attention(a, false, 0.0, hopper());
-  const auto bwd = kernels::plan_attention(a, true, 0.0, hopper());
-  REQUIRE(fwd);
-  REQUIRE(bwd);
-  CHECK(fwd->executed_fraction == 5.0 / 6.0);
-  CHECK(bwd->executed_fraction == 5.0 / 6.0);
+  const auto [fwd, bwd] = both_passes({1, 256, 320, 64, 128, 128, true});
+  CHECK(fwd.executed_fraction == 5.0 / 6.0);
+  CHECK(bwd.executed_fraction == 5.0 / 6.0);
 }
 
 TEST_CASE("an attention moving more bytes than its steps' compute is limited by DRAM") {
