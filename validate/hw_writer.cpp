@@ -23,7 +23,7 @@ std::string with_prefix(double v, const std::string& unit) {
   return number(v) + " " + prefixes[i] + unit;
 }
 
-// A string as the language reads it (LANGUAGE.md: escapes \" \\ \n \t, and a string ends on its
+// A string as the language reads it (docs/language.md: escapes \" \\ \n \t, and a string ends on its
 // line): those four are escaped, a carriage return becomes \n and other control bytes a space, so any
 // name or provenance text parses back whole.
 std::string quoted(const std::string& s) {

@@ -1,4 +1,4 @@
-// Writes an ir::Device as `.hw` text (lang/LANGUAGE.md), the inverse of lang::parse_device: what it
+// Writes an ir::Device as `.hw` text (docs/language.md), the inverse of lang::parse_device: what it
 // writes parses back to an equal device, up to the printed precision of each figure.
 #pragma once
 

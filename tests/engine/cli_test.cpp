@@ -64,7 +64,7 @@ TEST_CASE("simulate rejects bad options with a message") {
   CHECK_THAT(none.err, Catch::Contains("network is required"));
 }
 
-TEST_CASE("simulate --devices takes 1 ..= 65536 (LANGUAGE.md Limits)") {
+TEST_CASE("simulate --devices takes 1 ..= 65536 (docs/language.md, Limits)") {
   const std::string net = file(RIDGE_MODELS_DIR, "resnet18.net");
   const std::string hw = file(RIDGE_HW_DIR, "a100-sxm4-40gb.hw");
   for (const char* devices : {"0", "65537", "-1", "x"}) {

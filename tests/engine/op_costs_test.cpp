@@ -30,15 +30,15 @@ engine::OpCost cost_of(const ir::Network& n, const std::string& name, std::int64
 }  // namespace
 
 TEST_CASE("every IR op has a row in the engine's cost table") {
-  REQUIRE(ir::all_ops().size() >= 59);   // the input and the 58 ops of LANGUAGE.md
+  REQUIRE(ir::all_ops().size() >= 59);   // the input and the 58 ops of docs/language.md
   for (const auto& spec : ir::all_ops()) {
     INFO("op " << spec.name);
     CHECK(engine::has_cost(ir::op(spec.name)));
   }
 }
 
-TEST_CASE("LANGUAGE.md's op table names every op of the spec table") {
-  const std::string doc = lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/lang/LANGUAGE.md");
+TEST_CASE("docs/language.md's op table names every op of the spec table") {
+  const std::string doc = lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/docs/language.md");
   const auto table = doc.find("### Ops");
   REQUIRE(table != std::string::npos);
   const std::string ops = doc.substr(table, doc.find("\n### ", table + 1) - table);

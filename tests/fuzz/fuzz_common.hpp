@@ -1,7 +1,7 @@
 // Shared by the libFuzzer targets: run the whole front end and engine on one input, and treat every
 // documented error (lang::Error, engine::SimulationError) as a correct answer. Anything else that
 // escapes (another exception, a crash, a sanitizer report, a hang, runaway memory) is a bug, and so is
-// a report carrying inf or NaN (LANGUAGE.md Limits: "no report ever shows inf or NaN"): it aborts, so
+// a report carrying inf or NaN (docs/language.md, Limits: "no report ever shows inf or NaN"): it aborts, so
 // the fuzzer keeps the input, as tests/reliability/fuzz_regressions_test.cpp checks for kept inputs.
 #pragma once
 

@@ -204,9 +204,9 @@ TEST_CASE("the grammar accepts comments, UTF-8, escapes and words that look like
   CHECK(d.provenance == std::vector<std::string>{"line one", "line two\n"});
 }
 
-TEST_CASE("the .hw example in LANGUAGE.md parses") {
+TEST_CASE("the .hw example in docs/language.md parses") {
   // The documentation's example is the first ``` block of the `.hw` section.
-  const std::string doc = ridge::lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/lang/LANGUAGE.md");
+  const std::string doc = ridge::lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/docs/language.md");
   const auto section = doc.find("## `.hw`");
   REQUIRE(section != std::string::npos);
   const auto open = doc.find("```\n", section);

@@ -38,7 +38,7 @@ network lenet(classes = 10) {
   CHECK(n.layers.size() == 13);
 }
 
-TEST_CASE("LANGUAGE.md's residual example elaborates with blocks, loops, labels and make_divisible") {
+TEST_CASE("docs/language.md's residual example elaborates with blocks, loops, labels and make_divisible") {
   const std::string text = R"(
 # ResNet-style residual block, then a tiny network using it.
 block basic(x, planes, stride = 1) {
@@ -155,7 +155,7 @@ network pieces {
   CHECK(n.layers[n.output].output == ir::Shape{20, 4, 4});
 }
 
-TEST_CASE("expressions follow LANGUAGE.md's precedence and torchvision's make_divisible") {
+TEST_CASE("expressions follow docs/language.md's precedence and torchvision's make_divisible") {
   const auto value = [](const std::string& expr) {
     const ir::Network n = lang::parse_network("network e {\n input x: [1]\n v = " + expr +
                                                   "\n return x -> linear(v)\n}", "expr.net");

@@ -1,5 +1,5 @@
 // Hostile and mistaken ONNX files, built here through the ONNX protobuf API: every one ends in a
-// lang::Error naming the file and what is wrong (the limits in lang/LANGUAGE.md, "ONNX"), never a
+// lang::Error naming the file and what is wrong (the limits in docs/language.md, "ONNX"), never a
 // crash, a hang or a large allocation.
 #include "tests/onnx/onnx_test_util.hpp"
 

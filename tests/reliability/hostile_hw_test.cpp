@@ -38,7 +38,7 @@ TEST_CASE("zero, negative, NaN and infinite figures in .hw are errors at the fig
       {"-0 TFLOP/s", "15: error: 'peak.fp16' must be positive, found -0"},
       {"0e0 TFLOP/s", "15: error: 'peak.fp16' must be positive, found 0"},
       {"1e-400 TFLOP/s", "15: error: 'peak.fp16' must be positive, found 0"},   // underflows to 0
-      // A finite number whose unit scales it past the largest double (LANGUAGE.md: "values that
+      // A finite number whose unit scales it past the largest double (docs/language.md: "values that
       // overflow a double are refused").
       {"1e300 EFLOP/s", "15: error: 'peak.fp16' overflows a double"}};
   for (const auto& [value, message] : cases) {
@@ -126,7 +126,7 @@ TEST_CASE("100,000 lines of figures, a 100,000-character string and a 100,000-di
   });
   CHECK(s < 2.0);
   s = reliability::seconds([] {
-    // 99,999 duplicates, reported up to the cap of 20 errors per file (LANGUAGE.md Limits).
+    // 99,999 duplicates, reported up to the cap of 20 errors per file (docs/language.md, Limits).
     const std::string error = hw_error(device_with(repeat("peak.fp16 = 1 TFLOP/s\n  ", 100000)));
     CHECK_THAT(error, Catch::StartsWith("hostile.hw:7:3: error: duplicate key 'peak.fp16'"));
     std::size_t errors = 0;

@@ -40,7 +40,7 @@ TEST_CASE("100,000 nested lists and unbalanced brackets are refused, not parsed 
              Catch::StartsWith("hostile.net:3:") && Catch::Contains("nesting is deeper than 200"));
 }
 
-TEST_CASE("nesting of exactly 200 levels is accepted, 201 refused (LANGUAGE.md Limits)") {
+TEST_CASE("nesting of exactly 200 levels is accepted, 201 refused (docs/language.md, Limits)") {
   // The network's '{' is one level, so 199 parentheses reach 200 and 200 parentheses 201.
   CHECK(net_error(network_with(repeat("(", 199) + "1" + repeat(")", 199))) == "");
   CHECK_THAT(net_error(network_with(repeat("(", 200) + "1" + repeat(")", 200))),
