@@ -1,15 +1,19 @@
 #!/usr/bin/python3
-"""Every table the README quotes from validate/scripts/measured_compare.py is what the script prints.
+"""Every table the documentation quotes from validate/scripts/measured_compare.py or megatron_compare.py
+is what the script prints.
 
-A block in the README between
-    <!-- measured_compare: ARGS -->
+A block in a markdown file between
+    <!-- SCRIPT: ARGS -->
 and
-    <!-- end measured_compare -->
-must equal the output of `measured_compare.py ARGS --simulate SIMULATE` (its `## ` headings written one
-level deeper, `#### `, as the README nests them). A change to the kernel model that moves a measured
-error then fails here until the README says so. Exits 1 on a difference, printing the first one.
+    <!-- end SCRIPT -->
+where SCRIPT is measured_compare or megatron_compare, must equal the output of
+`validate/scripts/SCRIPT.py ARGS --simulate SIMULATE`, its `## ` headings written at the depth the
+block's own first heading has (docs/gpu.md nests them under a `## ` section, as `### `). A change to
+the kernel model that moves an error then fails here until the page says so.
+Files without a block are passed over; at least one of the files given must have one, so that the
+blocks cannot all vanish unseen. Exits 1 on a difference, printing the first lines of each.
 
-  tests/docs/measured_tables.py SIMULATE README
+  tests/docs/measured_tables.py SIMULATE FILE.md...
 """
 import difflib
 import pathlib
@@ -22,26 +26,35 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def main():
-    simulate, readme = sys.argv[1], pathlib.Path(sys.argv[2])
-    text = readme.read_text()
-    blocks = re.findall(r"<!-- measured_compare: (.*?) -->\n(.*?)\n<!-- end measured_compare -->", text, re.S)
-    if not blocks:
-        print(f"{readme}: no measured_compare block", file=sys.stderr)
+    simulate, files = sys.argv[1], [pathlib.Path(f) for f in sys.argv[2:]]
+    if not files:
+        print(__doc__, file=sys.stderr)
+        return 2
+    found, failed = 0, 0
+    for page in files:
+        text = page.read_text()
+        blocks = re.findall(r"<!-- (measured_compare|megatron_compare):?(.*?) -->\n(.*?)\n<!-- end \1 -->", text, re.S)
+        found += len(blocks)
+        for script, args, shown in blocks:
+            cmd = [sys.executable, str(REPO / "validate" / "scripts" / (script + ".py"))] + shlex.split(args) + ["--simulate", simulate]
+            done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"{page}: {' '.join(cmd)} failed: {done.stderr.strip()}", file=sys.stderr)
+                failed += 1
+                continue
+            heading = re.search(r"^(#+) ", shown, re.M)
+            printed = re.sub(r"^## ", (heading.group(1) if heading else "##") + " ", done.stdout.strip(), flags=re.M)
+            if printed != shown.strip():
+                diff = difflib.unified_diff(shown.strip().splitlines(), printed.splitlines(), str(page), script + ".py",
+                                            lineterm="", n=0)
+                print("\n".join(list(diff)[:20]), file=sys.stderr)
+                failed += 1
+        if blocks:
+            print(f"{page}: {len(blocks)} block(s) of validate/scripts output")
+    if not found:
+        print("no block of validate/scripts output in " + ", ".join(map(str, files)), file=sys.stderr)
         return 1
-    failed = 0
-    for args, shown in blocks:
-        cmd = [sys.executable, str(REPO / "validate" / "scripts" / "measured_compare.py")] + shlex.split(args) + ["--simulate", simulate]
-        done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"{' '.join(cmd)} failed: {done.stderr.strip()}", file=sys.stderr)
-            failed += 1
-            continue
-        printed = re.sub(r"^## ", "#### ", done.stdout.strip(), flags=re.M)
-        if printed != shown.strip():
-            diff = difflib.unified_diff(shown.strip().splitlines(), printed.splitlines(), "README", "measured_compare.py", lineterm="", n=0)
-            print("\n".join(list(diff)[:20]), file=sys.stderr)
-            failed += 1
-    print(f"{len(blocks)} measured_compare block(s), {failed} differing")
+    print(f"{found} block(s), {failed} differing")
     return 1 if failed else 0
 
 

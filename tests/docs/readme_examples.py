@@ -1,25 +1,41 @@
 #!/usr/bin/python3
-"""Every `$ ./build/simulate ...` example in the README prints what the README shows.
+"""Every `$ ./build/simulate ...` example in the README and the manuals prints what the page shows.
 
-For each example in a code block, runs the command (with SIMULATE in place of ./build/simulate, from
-the repository root) and checks that every line the README shows under it, `...` elisions aside,
-is a line of the output. An example whose input file is not in the repository (the README's
-`bad.net`, a `resnet50.onnx` the reader exports), that writes a file, or that pipes or redirects is
-skipped and named.
-Exits 1 on any difference, printing the README line and where it is.
+For each example in a code block, runs the command as a reader would, from a scratch directory that
+holds the repository's top-level folders (links to them) and the files a reader is assumed to have
+made (FIXTURES: the `bad.net` with a typo, the `resnet50.onnx` exported from torchvision), with
+SIMULATE in place of ./build/simulate; a command with a pipe, a redirection or a `;` runs in bash.
+Every line the page shows under the command must be a line of the output, `...` elisions aside: a
+line that is `...` stands for lines left out, and `...` inside a line for the characters left out.
+An example whose input file exists nowhere is skipped and named.
 
-  tests/docs/readme_examples.py SIMULATE README
+Exits 1 on any difference, printing the page's line and where it is, or when a page shows examples
+and none of them ran. A page without examples passes.
+
+  tests/docs/readme_examples.py SIMULATE FILE.md...
 """
 import os
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+# Files the pages assume the reader has, by the name the pages use: a stand-in from the repository.
+FIXTURES = {
+    "bad.net": "tests/docs/bad.net",                        # docs/language.md: a typo's diagnostic
+    "resnet50.onnx": "tests/onnx/models/resnet50.onnx",     # docs/onnx.md: torchvision's export (weights stripped)
+}
+
+OUTPUT_OPTIONS = ("-o", "--output", "--emit-net", "--svg", "--trace")
 
 
 def examples(lines):
-    """(line number, command, shown lines) of each example: a `$ ./build/simulate` line in a code block,
-    or a paragraph opening with `./build/simulate ...` in backticks whose code block follows it."""
+    """(line number, command, shown lines, line number of the first shown) of each example: a
+    `$ ./build/simulate` line in a code block, or a paragraph opening with `./build/simulate ...` in
+    backticks whose code block follows it."""
     i = 0
     while i < len(lines):
         if lines[i].startswith("`./build/simulate") and "`" in lines[i][1:]:
@@ -45,30 +61,69 @@ def examples(lines):
         i = end
 
 
-def main():
-    simulate, readme = sys.argv[1], pathlib.Path(sys.argv[2])
-    root = readme.parent
-    lines = readme.read_text().split("\n")
-    checked, failures = 0, 0
+def reader_directory(where):
+    """A scratch directory that looks like the repository root to the examples."""
+    for entry in REPO.iterdir():
+        if entry.name != ".git":
+            (where / entry.name).symlink_to(entry)
+    for name, path in FIXTURES.items():
+        if not (where / name).exists():
+            (where / name).symlink_to(REPO / path)
+
+
+def matches(shown, output):
+    if shown in output:
+        return True
+    if "..." not in shown:
+        return False
+    pattern = re.compile(".*".join(re.escape(part) for part in shown.split("...")))
+    return any(pattern.fullmatch(line) for line in output)
+
+
+def check(page, simulate, where):
+    name = os.path.relpath(page, REPO) if page.resolve().is_relative_to(REPO) else str(page)
+    lines = page.read_text().split("\n")
+    found, checked, failures = 0, 0, 0
     for number, cmd, shown, first in examples(lines):
+        found += 1
         args = shlex.split(cmd)
-        missing = [a for a in args[1:] if a.endswith((".net", ".onnx", ".hw")) and not (root / a).exists()]
-        writes = [a for a in args if a in ("--svg", "-o", "--output", "--trace", "--emit-net")]
-        if any(c in cmd for c in "|>;") or missing or writes:
-            why = "no " + missing[0] if missing else ("writes a file" if writes else "pipes or redirects")
-            print(f"README:{number}: skipped ({why}): {cmd}")
+        shell = any(c in cmd for c in "|>;")
+        # The files the command writes (`--emit-net r50.net ...; cat r50.net` reads one back) are not inputs.
+        written = {args[k + 1] for k in range(len(args) - 1) if args[k] in OUTPUT_OPTIONS}
+        missing = [a for a in args[1:] if a.endswith((".net", ".onnx", ".hw")) and a not in written
+                   and not (where / a).exists()]
+        if missing:
+            print(f"{name}:{number}: skipped (no {missing[0]}): {cmd}")
             continue
-        done = subprocess.run([simulate] + args[1:], cwd=root, capture_output=True, text=True,
-                              env=dict(os.environ, COLUMNS="120"))
+        env = dict(os.environ, COLUMNS="120")
+        if shell:
+            done = subprocess.run(["bash", "-c", cmd.replace("./build/simulate", shlex.quote(simulate))], cwd=where,
+                                  capture_output=True, text=True, env=env)
+        else:
+            done = subprocess.run([simulate] + args[1:], cwd=where, capture_output=True, text=True, env=env)
         output = {line.rstrip() for line in (done.stdout + done.stderr).split("\n")}
         checked += 1
         for offset, line in enumerate(shown):
-            if line.strip() in ("", "...") or line.rstrip() in output:
+            if line.strip() in ("", "...") or matches(line.rstrip(), output):
                 continue
             failures += 1
-            print(f"README:{first + offset}: not in the output of `{cmd}`:\n  {line}")
-    print(f"{checked} examples checked, {failures} lines differ")
-    return 1 if failures or checked == 0 else 0
+            print(f"{name}:{first + offset}: not in the output of `{cmd}`:\n  {line}")
+    print(f"{name}: {checked} of {found} examples checked, {failures} lines differ")
+    return failures == 0 and (checked > 0 or found == 0)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    simulate = os.path.abspath(sys.argv[1])
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="ridge-docs-") as scratch:
+        where = pathlib.Path(scratch)
+        reader_directory(where)
+        for page in sys.argv[2:]:
+            ok = check(pathlib.Path(page).resolve(), simulate, where) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
