@@ -4,9 +4,9 @@
 // left warm, and the fitted PPP carry that into every prediction. Writing a buffer of twice the
 // last-level cache before each timed run (as nvbench and Triton's do_bench flush a GPU's L2) times it
 // from memory. On a 2-core EPYC VM (32 MiB L3), five held-out torchvision networks against Python runs
-// at two threads (README, "Where #16 stands"): timed warm, the predictions leaned fast and the median
-// error passed 10 % in half the runs; timed cold, they rose 3-13 % (40 % for depthwise networks) and
-// nine runs in a row stayed within 10 %, at one thread and at two.
+// at two threads (docs/results/2026-11-24-cpu-calibration.md, "Where issue #16 stands"): timed warm,
+// the predictions leaned fast and the median error passed 10 % in half the runs; timed cold, they rose
+// 3-13 % (40 % for depthwise networks) and nine runs in a row stayed within 10 %, at one thread and at two.
 #pragma once
 
 #include <cstddef>

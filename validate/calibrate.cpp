@@ -71,7 +71,7 @@ void require_cuda_device(int index) {
   if (!at::hasCUDA())
     throw std::invalid_argument("this LibTorch (" + libtorch_version() +
                                 ") was built without CUDA; Debian's libtorch-dev is CPU-only. Build calibrate "
-                                "against a CUDA LibTorch to measure a GPU (README, \"On a GPU\")");
+                                "against a CUDA LibTorch to measure a GPU (docs/gpu.md, \"`calibrate` on a GPU\")");
   if (index >= count)
     throw std::invalid_argument("--device cuda:" + std::to_string(index) + ": this machine has " +
                                 std::to_string(count) + " CUDA device(s)");

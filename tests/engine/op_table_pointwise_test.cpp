@@ -3,7 +3,7 @@
 // bytes written, and backward kernels, for one layer of each of sub, div, pow (a number exponent and a
 // tensor exponent), exp, sqrt, rsqrt, leaky_relu, elu, prelu, mish and softplus (op_table_test.cpp
 // pins the others). The expected numbers are worked by hand from those documented counts and the
-// README's byte convention (read inputs + weights, write outputs; backward reads the output gradient,
+// docs/counting.md's byte convention (read inputs + weights, write outputs; backward reads the output gradient,
 // the saved tensors the gradient's formula uses and the weights, writes the input and weight
 // gradients), never from the code under test.
 //

@@ -3,7 +3,7 @@
 // bytes read and written and kernels, for attention ("flash" and "eager"; causal or not; eager with
 // masked: and dropout:; "materialized"), embedding (plain, and tied to a linear's weights), parameter,
 // lstm, gru and moe; MACs and parameters of every layer. The expected numbers are
-// worked by hand from those documented counts and the README's byte convention (read inputs + weights,
+// worked by hand from those documented counts and docs/counting.md's byte convention (read inputs + weights,
 // write outputs; backward reads the output gradient, the saved tensors and the weights, writes the
 // input and weight gradients), never from the code under test.
 //

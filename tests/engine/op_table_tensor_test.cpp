@@ -4,7 +4,7 @@
 // layer of each of conv_transpose, pixel_shuffle, adaptive_maxpool, upsample (nearest and bilinear),
 // pad, groupnorm, instancenorm (with and without affine), rmsnorm, log_softmax, permute, transpose,
 // roll, mean, expand, sum, amax and gather (op_table_test.cpp pins the others). The expected numbers are
-// worked by hand from those documented counts and the README's byte convention (read inputs + weights,
+// worked by hand from those documented counts and docs/counting.md's byte convention (read inputs + weights,
 // write outputs; backward reads the output gradient, the saved tensors the gradient's formula uses and
 // the weights, writes the input and weight gradients), never from the code under test.
 //

@@ -1,6 +1,6 @@
 // Every row of the per-op count table documented at the top of engine/op_costs.cpp, pinned: forward,
 // training-mode forward and backward FLOPs, bytes read and bytes written, for one layer of each op.
-// The expected numbers are worked by hand from the documented per-element counts and the README's
+// The expected numbers are worked by hand from the documented per-element counts and docs/counting.md's
 // byte convention (read inputs + weights, write outputs; backward reads the output gradient, the saved
 // tensors and the weights, writes the input and weight gradients), never from the code under test.
 //

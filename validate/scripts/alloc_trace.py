@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""What the allocator does under a torchvision network run from Python: the evidence behind README's
-"fresh memory" findings for issue #16.
+"""What the allocator does under a torchvision network run from Python: the evidence behind the
+"fresh memory" findings for issue #16 (docs/results/2026-11-24-cpu-calibration.md).
 
 Runs NETWORK in --processes fresh Python processes, each with alloc_trace.so preloaded (build it as
 its header says), the step torch_truth.py times (torch_truth.user_step). In each process, after --warmup steps, every timed step records its time, the

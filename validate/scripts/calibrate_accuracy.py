@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Reproduce the README's calibrate accuracy table ("Calibrating against real runs").
+"""Reproduce the calibrate accuracy tables of docs/results/2026-11-24-cpu-calibration.md (docs/calibration.md).
 
-Runs `calibrate` on this machine exactly as the README says (batch 8, fp32, 1 thread, language models
+Runs `calibrate` on this machine exactly as that page says (batch 8, fp32, 1 thread, language models
 at sequence 128) in one of two set-ups, parses its per-network table and median errors, and writes
 
   --fit cnn          fit alexnet, vgg11 and resnet18; hold out seven other torchvision networks
@@ -11,7 +11,7 @@ at sequence 128) in one of two set-ups, parses its per-network table and median 
 
 
   OUT/calibrate_accuracy-SETUP.json   every network's measured and predicted times and errors, the medians
-  OUT/calibrate_accuracy-SETUP.txt    calibrate's per-network table and median lines, as the README quotes them
+  OUT/calibrate_accuracy-SETUP.txt    calibrate's per-network table and median lines, as that page quotes them
   OUT/calibrate-SETUP.hw              the calibrated device
 
 and fails (exit 1) when a median error after calibration is above a generous ceiling, i.e. when the
@@ -90,8 +90,8 @@ def main():
     load_before = os.getloadavg()
     print("running:", " ".join(cmd), flush=True)
     if load_before[0] > 0.5:
-        print(f"warning: load average {load_before[0]:.2f} before the run; timings on a busy machine are not the "
-              "README's (run it on an idle machine)", flush=True)
+        print(f"warning: load average {load_before[0]:.2f} before the run; timings on a busy machine are not "
+              "comparable with the documented ones (run it on an idle machine)", flush=True)
     start = time.monotonic()
     run = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.monotonic() - start

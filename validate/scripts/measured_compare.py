@@ -142,7 +142,7 @@ def group_label(row):
 
 
 def summary_label(row):
-    """The README's coarser groups; None for the forced attention backends (PyTorch's default is what
+    """docs/gpu.md's coarser groups; None for the forced attention backends (PyTorch's default is what
     Ridge models; the others are in the full table)."""
     if row["group"] == "gemm":
         return f"GEMM {row['dtype']}" + {"small_k": ", small K", "unaligned": ", unaligned"}.get(row["extra"], "")
@@ -255,7 +255,7 @@ def compare_networks(args, folder, hw):
             run = f.result()["runs"][0]
             predicted[(key, label)] = (run["time_train_step_s"] if key[1] == "train" else run["time_fwd_s"]) * 1e3
     print("## Whole networks (eager PyTorch)\n")
-    if args.summary:   # the README's: each model's error against the GPU's busy time only
+    if args.summary:   # docs/gpu.md's: each model's error against the GPU's busy time only
         print("| network | mode | dtype | batch | seq | wall ms | GPU busy ms | " + " | ".join(labels) + " |")
         print("|---|---|---|--:|--:|--:|--:|" + "--:|" * len(labels))
     else:
@@ -321,7 +321,7 @@ def main():
     ap.add_argument("--calibrated", nargs="*", default=[],
                     help="calibrated .hw files, one per precision (NAME-bf16.hw, NAME-tf32.hw): each predicts its precision's networks")
     ap.add_argument("--rows", action="store_true", help="print every kernel case")
-    ap.add_argument("--summary", action="store_true", help="the coarse kernel table and the networks only (the README's)")
+    ap.add_argument("--summary", action="store_true", help="the coarse kernel table and the networks only (docs/gpu.md's)")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
     args = ap.parse_args()

@@ -10,7 +10,7 @@ fresh Python script. This runs the latter (issue 16), through Debian's python3-t
                   .backward(); optimizer.step()   # torch.optim.SGD(lr=0.01, momentum=0.9)
 
 which is what simulate's training step counts (training-mode forward + backward + SGD-momentum update;
-README "Counting convention"). fp32, default allocator, batch --batch (8), input 3x224x224 (inception_v3:
+docs/counting.md). fp32, default allocator, batch --batch (8), input 3x224x224 (inception_v3:
 299x299), torch.set_num_threads(--threads) or torch's own default; --warmup (2) runs discarded, then the
 median of --repeats (5). Each network and mode runs in a fresh Python process, as a user's script
 would: glibc's malloc adapts its mmap threshold to what a process has freed, so a long process that
