@@ -97,8 +97,8 @@ Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass, const Pas
 // - Depthwise and depthwise_large take matmul's figures, reduction pooling's: before the classes were
 //   split off those ops ran on them, and nothing published measures them apart on these GPUs. A .hw's
 //   entries for matmul (pooling) reach them too unless it gives them their own (ppp_rule).
-// Against 26 published single-GPU throughputs (validate/published_throughputs.csv, each with its
-// source) these defaults give a median absolute error of 26 %: validate/scripts/published_compare.py.
+// How they do against published single-GPU throughputs (validate/published_throughputs.csv,
+// validate/scripts/published_compare.py): docs/gpu.md, "Uncalibrated GPUs against published throughputs".
 Ppp default_ppp(ir::OpClass op_class, ir::Pass pass);
 
 // Seconds per kernel launch: the device's figure, else none (0 s), reported as a default.
@@ -148,14 +148,11 @@ struct FreshMemory {
   // tensors (the free space at its top passes the trim threshold), so the next step grows it again
   // through fresh pages: each forward layer pays for how far it raises the live activations above
   // their earlier peak (`growth`; over a forward they sum to the peak), less its own output where
-  // that is a block mapped on its own (charged above). Measured from Python on a 2-core VM, 2 threads,
-  // batch 8: squeezenet1_1 inference 90 ms with the default allocator, 70 ms when GLIBC_TUNABLES
-  // keeps the memory; mobilenet_v3_large 71 against 52. In a training step the backward pays the
+  // that is a block mapped on its own (charged above). In a training step the backward pays the
   // same growth again, where the layer's output gets a gradient: it allocates the activations'
-  // gradients as the freed activations are trimmed from the top of the heap. Training steps at
-  // 2 threads lost 30-44 ms to the allocator (googlenet, mobilenet_v3_large, squeezenet1_1,
-  // resnet50; efficientnet_b0 122) where the forward's growth alone came to 13-20 ms; twice it is
-  // still a lower bound.
+  // gradients as the freed activations are trimmed from the top of the heap. Twice the growth is
+  // still less than Python runs lose to the allocator: a lower bound. The measurements behind both
+  // charges: docs/calibration.md ("Fresh memory") and docs/results/2026-11-24-cpu-calibration.md.
   double heap_seconds(double growth, const PassCost& forward) const {
     if (!(first_touch > 0.0)) return 0.0;
     const double own_block = forward.bytes_written > threshold ? std::min(growth, forward.bytes_written) : 0.0;

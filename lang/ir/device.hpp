@@ -18,21 +18,20 @@ enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
 // Depthwise: a convolution with one input channel per group (MobileNet, EfficientNet) and a window of
 // at most 3x3; DepthwiseLarge: the same with a larger window (5x5). Their kernels are families of their
-// own: memory-bound, off the matrix units, and each library tunes 3x3 first. On this project's CPU
-// (LibTorch 1.13, oneDNN) a 3x3 depthwise backward ran at 2-4x its roofline bound, a 5x5 one at 20-50x,
-// where a dense conv ran near it (issue #16). Latency predictors treat them so too (nn-Meter's kernel
-// types and kernel-size features, Zhang et al., MobiSys 2021). A device without a PPP for them takes
-// the next class's: depthwise_large, then depthwise, then matmul (timing.cpp).
+// own: memory-bound, off the matrix units, and each library tunes 3x3 first, so they reach a fraction
+// of peak that neither a dense conv's PPP nor each other's describes (issue #16; the measurements are
+// in docs/calibration.md). Latency predictors treat them so too (nn-Meter's kernel types and
+// kernel-size features, Zhang et al., MobiSys 2021). A device without a PPP for them takes the next
+// class's: depthwise_large, then depthwise, then matmul (timing.cpp).
 // Reduction: a mean, sum or max over whole axes (mean, sum, amax, and a pool whose window is the whole
 // map: the global average pool of a squeeze-excite block or a classifier head). A streaming reduction
-// runs near the memory bound, where windowed pooling (3x3 max pools) ran at a small fraction of it on
-// this project's CPU; sharing one PPP predicted the squeeze-excite pools 30-60x slow (issue #16).
-// Without a PPP of its own it takes pooling's.
+// runs near the memory bound, where windowed pooling (3x3 max pools) runs far below it, so the two
+// cannot share a PPP (issue #16, docs/calibration.md). Without a PPP of its own it takes pooling's.
 enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction };
 inline constexpr std::size_t kOpClassCount = 8;
 // ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
-// computes its batch statistics (8x its inference time on one CPU thread at batch 8, issue #16), so a
-// device may give it a PPP of its own; without one it takes the forward's.
+// computes its batch statistics, several times its inference time (issue #16, docs/calibration.md), so
+// a device may give it a PPP of its own; without one it takes the forward's.
 enum class Pass { Forward, Backward, ForwardTrain };
 
 std::string_view precision_name(Precision p);        // "fp32"
