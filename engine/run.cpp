@@ -67,6 +67,18 @@ Results run(const Plan& p) {
     return o;
   };
 
+  if (p.parallel) {
+    if (p.devices.size() != 1 || p.precisions.size() != 1 || p.batches.size() != 1 || !p.correlate.empty() || p.prompt > 0)
+      throw std::invalid_argument("a parallel strategy or search takes one network, one device, one dtype and one batch");
+    const ParallelRun& run = *p.parallel;
+    const Options setup = options_at(p.precisions.front(), p.batches.front());
+    out.parallel = on_device(p, 0, [&] {
+      return run.search ? parallel::search(network, p.devices.front(), setup, run.search_options)
+                        : parallel::plan(network, p.devices.front(), setup, run.strategy, run.link);
+    });
+    return out;
+  }
+
   if (p.prompt > 0) {
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const ir::Precision precision : p.precisions)

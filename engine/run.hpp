@@ -8,6 +8,7 @@
 
 #include "engine/explain.hpp"
 #include "engine/generation.hpp"
+#include "engine/parallel/plan.hpp"
 #include "engine/report.hpp"
 #include "engine/scaling.hpp"
 #include "engine/simulate.hpp"
@@ -35,6 +36,15 @@ struct ScalingPlan {
   std::optional<std::int64_t> dataset_size;
 };
 
+// Parallel training (engine/parallel/): one strategy's step, or a search over every strategy that fits.
+// Such a run gives a parallel plan, not reports; it takes one device, precision and batch.
+struct ParallelRun {
+  bool search = false;
+  parallel::Strategy strategy;               // when !search; its global batch defaults to the plan's batch
+  parallel::SearchOptions search_options;    // when search
+  std::string link;                          // a strategy's link; a search carries its own
+};
+
 // Networks are shared, not copied: a notebook's loaded network serves every run (a copy of a
 // 1,444-layer network cost more than simulating it).
 using NetworkRef = std::shared_ptr<const ir::Network>;
@@ -57,6 +67,7 @@ struct Plan {
   NetworkAt network_at;
   // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
   std::string explain;
+  std::optional<ParallelRun> parallel;
 };
 
 struct Results {
@@ -67,6 +78,7 @@ struct Results {
   std::optional<RankCorrelation> correlation;
   std::vector<std::string> notes;            // about the run as a whole
   std::vector<LayerExplanation> explanations;   // Plan::explain's layer at each report's point
+  std::optional<parallel::PlanReport> parallel;  // Plan::parallel's strategy or search
 };
 
 // Each simulation keeps a per-layer report until the output is rendered: one run asks for at most
@@ -80,7 +92,8 @@ inline constexpr std::size_t kMaxLayerSimulations = 4'000'000;
 void check_work(std::size_t simulations, std::size_t layers, const std::string& what);
 
 // Throws std::invalid_argument for a plan over the limits above (before simulating anything), and
-// SimulationError, prefixed with the device's file (or id), for what simulate() refuses.
+// SimulationError, prefixed with the device's file (or id), for what simulate() refuses (and a
+// parallel strategy check() refuses).
 Results run(const Plan& plan);
 
 }  // namespace ridge::engine

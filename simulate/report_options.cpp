@@ -1,5 +1,7 @@
 #include "simulate/report_options.hpp"
+#include "simulate/run_options.hpp"
 
+#include "engine/render/pipeline_trace.hpp"
 #include "engine/render/svg_plots.hpp"
 #include "engine/render/svg_roofline.hpp"
 #include "engine/render/trace.hpp"
@@ -18,38 +20,11 @@ namespace ridge::simulate {
 
 using namespace ridge::engine;
 
-namespace {
-
 namespace fs = std::filesystem;
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(sep, start), text.size());
-    items.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return items;
-}
-
-std::vector<int> parse_device_counts(const std::string& text) {
-  std::vector<int> counts;
-  for (const std::string& item : split(text, ',')) {
-    int v = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || v < 1 || v > 65536)
-      throw std::invalid_argument("--devices: '" + item + "' is not a device count between 1 and 65536");
-    counts.push_back(v);
-  }
-  return counts.size() == 1 ? device_counts_up_to(counts.front()) : counts;
-}
 
 // layer,pass,seconds per line; a header line and '#' comments are skipped.
 // Read through lang::read_source, so a huge file, a directory or /dev/zero is refused up front
 // instead of read line by endless line into memory.
-}  // namespace
-
 std::vector<engine::Measurement> load_measurements(const std::string& path) {
   std::istringstream in(lang::read_source(path));
   std::vector<engine::Measurement> out;
@@ -59,14 +34,15 @@ std::vector<engine::Measurement> load_measurements(const std::string& path) {
     ++n;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#' || (n == 1 && line.rfind("layer", 0) == 0)) continue;
-    const std::vector<std::string> f = split(line, ',');
-    auto pass = f.size() == 3 ? ir::pass_from_name(f[1]) : std::nullopt;
-    if (pass == ir::Pass::ForwardTrain) pass.reset();   // measured files hold inference forward and backward
+    const std::vector<std::string> f = parse_list(line);
+    const std::string bad = path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds (seconds > 0)";
+    if (f.size() != 3) throw std::runtime_error(bad);
+    // Measured files hold inference forward and backward, never the training forward.
+    const std::optional<ir::Pass> pass = ir::pass_from_name(f[1]);
+    if (!pass || *pass == ir::Pass::ForwardTrain) throw std::runtime_error(bad);
     double s = 0;
-    const auto [end, ec] = f.size() == 3 ? std::from_chars(f[2].data(), f[2].data() + f[2].size(), s)
-                                         : std::from_chars_result{nullptr, std::errc::invalid_argument};
-    if (!pass || ec != std::errc{} || end != f[2].data() + f[2].size() || !(s > 0.0) || !std::isfinite(s))
-      throw std::runtime_error(path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds (seconds > 0)");
+    const auto [end, ec] = std::from_chars(f[2].data(), f[2].data() + f[2].size(), s);
+    if (ec != std::errc{} || end != f[2].data() + f[2].size() || !(s > 0.0) || !std::isfinite(s)) throw std::runtime_error(bad);
     out.push_back({f[0], *pass, s});
   }
   return out;
@@ -83,30 +59,6 @@ std::string sibling(const std::string& path, const std::string& what) {
 
 }  // namespace
 
-void add_report_options(CLI::App& app, ReportOptions& o) {
-  app.add_option("--svg", o.svg,
-                 "write a roofline SVG (one device, batch, dtype); with sweeps, FILE names the figures "
-                 "FILE-roofline-DEV-DTYPE-bN.svg, FILE-throughput-vs-batch.svg, FILE-latency-vs-flops.svg");
-  app.add_option("--trace", o.trace, "write one simulated training step as Chrome trace-event JSON (Perfetto)");
-  app.add_option("--devices", o.devices, "data-parallel over N devices (rows 1, 2, 4, ..., N) or a list 1,2,3,4");
-  app.add_option("--link", o.link, "the link between devices, as named in the .hw (nvlink, pcie, ethernet, infiniband)");
-  app.add_option("--scaling", o.scaling, "strong: split the batch; weak: the batch is per device")
-      ->check(CLI::IsMember({"strong", "weak"}));
-  app.add_flag("--overlap", o.overlap, "overlap the gradient all-reduce with backward");
-  app.add_option("--dataset-size", o.dataset_size, "samples per epoch, for epoch time")->check(CLI::PositiveNumber);
-  app.add_option("--measured", o.measured, "measured layer times (CSV layer,pass,seconds) to plot on the roofline");
-}
-
-std::vector<ir::Precision> parse_precisions(const std::string& text) {
-  std::vector<ir::Precision> out;
-  for (const std::string& item : split(text, ',')) {
-    const auto p = ir::precision_from_name(item);
-    if (!p) throw std::invalid_argument("--dtype: '" + item + "' is not one of " + ir::precision_names());
-    out.push_back(*p);
-  }
-  return out;
-}
-
 std::vector<std::string> take_networks(std::vector<std::string>& device_paths) {
   std::vector<std::string> nets, rest;
   for (std::string& p : device_paths) {
@@ -119,21 +71,18 @@ std::vector<std::string> take_networks(std::vector<std::string>& device_paths) {
   return nets;
 }
 
-ScalingPlan scaling_plan(const ReportOptions& o) {
-  ScalingPlan p;
-  if (!o.devices.empty()) p.device_counts = parse_device_counts(o.devices);
-  p.link = o.link;
-  p.scaling = o.scaling == "weak" ? Scaling::Weak : Scaling::Strong;
-  p.overlap = o.overlap;
-  if (o.dataset_size > 0) p.dataset_size = o.dataset_size;
-  return p;
-}
-
 Figures figures(const ReportOptions& o, const Results& results, const std::vector<ir::Device>& devices,
                 const std::vector<Measurement>& measured) {
   Figures out;
   const std::vector<Report>& reports = results.reports;
   const bool correlate = results.correlation.has_value();
+  if (results.parallel) {
+    if (!o.trace.empty()) {
+      if (results.parallel->strategies.empty()) throw std::invalid_argument("--trace: no strategy fits, so there is no step to draw");
+      out.files.emplace_back(o.trace, render::pipeline_trace(*results.parallel));
+    }
+    return out;
+  }
   if (!o.svg.empty()) {
     auto device_of = [&](const Report& r) -> const ir::Device* {
       for (const ir::Device& d : devices)

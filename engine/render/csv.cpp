@@ -3,6 +3,7 @@
 // field; a shape is written 64x3x224x224.
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
+#include "engine/render/parallel.hpp"
 #include "engine/render/render.hpp"
 
 namespace ridge::engine::render {
@@ -45,8 +46,9 @@ std::string csv(const Table& t) {
 }
 
 // One tidy table per file: the layers of one report, else one row per simulation (or per decoder run);
-// the scaling and correlation tables as side files.
+// the scaling and correlation tables as side files. A parallel plan: one row per strategy.
 Output csv_format(const Results& results, const FormatOptions&) {
+  if (results.parallel) return {csv(*results.parallel), {}};
   const bool one_report = results.reports.size() == 1;
   Output out{csv(table(results, !results.generations.empty() ? "generation" : one_report ? "layers" : "runs")), {}};
   for (const std::string_view side : {"scaling", "correlation"}) {

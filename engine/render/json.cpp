@@ -5,6 +5,7 @@
 // table; an empty member is [], never missing.
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
+#include "engine/render/parallel.hpp"
 #include "engine/render/render.hpp"
 #include "engine/render/schema.hpp"
 
@@ -40,14 +41,14 @@ void rows(JsonWriter& w, const Table& t) {
 
 }  // namespace
 
-std::string json(const Results& results, const std::vector<std::string>& files, std::string_view parallel_plan) {
+std::string json(const Results& results, const std::vector<std::string>& files) {
   JsonWriter w;
   w.begin_object();
   w.key("schema").value(kSchema);
   for (const Table& t : tables(results)) rows(w, t);
   w.key("parallel");
-  if (parallel_plan.empty()) w.null();
-  else w.raw(parallel_plan);
+  if (results.parallel) w.raw(json(*results.parallel));
+  else w.null();
   w.key("files").begin_array();
   for (const std::string& f : files) w.value(f);
   w.end_array();

@@ -43,7 +43,7 @@ std::string explain(const LayerExplanation& explanation);
 
 // The one JSON document of a run, whatever was asked (engine/render/json.cpp, schema.hpp): every table
 // of the run, the files the run wrote, and a parallel plan's own JSON where there is one.
-std::string json(const Results& results, const std::vector<std::string>& files = {}, std::string_view parallel_plan = {});
+std::string json(const Results& results, const std::vector<std::string>& files = {});
 // One table of the schema as CSV: one tidy table per file.
 std::string csv(const Table& table);
 

@@ -3,6 +3,7 @@
 // the scaling and correlation tables, the files written and the notes.
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
+#include "engine/render/parallel.hpp"
 #include "engine/render/scaling_table.hpp"
 
 #include "engine/breakdown.hpp"
@@ -33,6 +34,7 @@ Output table_format(const Results& results, const FormatOptions& o) {
     return {printable(text, "\t\n"), {}};
   }
   std::string text;
+  if (results.parallel) text += table(*results.parallel);
   for (const Generation& g : results.generations) text += table(g);
   if (!results.reports.empty()) text += reports_text(results.reports, o);
   for (const ScalingReport& s : results.scalings) text += "\n" + table(s);

@@ -218,6 +218,23 @@ TEST_CASE("CSV is one tidy table per file: the scaling table goes to a file of i
   CHECK_THAT(sweep.out, Catch::Contains("\nresnet50,"));
 }
 
+TEST_CASE("With the report on standard output no file is written that the user did not name (issue #34)") {
+  // It wrote NETWORK-scaling.csv into the working directory; the side table is left out, with a note
+  // that says how to get it.
+  const fs::path scratch = dir() / "stdout-only";
+  fs::remove_all(scratch);
+  const ridge::testing::ProgramRun r = ridge::testing::run_program(
+      RIDGE_SIMULATE, "resnet50 a100-sxm4-40gb --batch 8 --devices 4 --format csv", scratch);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::vector<std::string> made;
+  for (const auto& e : fs::directory_iterator(scratch)) made.push_back(e.path().filename().string());
+  std::sort(made.begin(), made.end());
+  CHECK(made == std::vector<std::string>{"program.err", "program.out"});
+  CHECK_THAT(r.err, Catch::Contains("the scaling table (CSV) is left out: give -o FILE"));
+  check_tidy(r.out, "network,device,device_id,batch,dtype,name,op,op_class");
+}
+
 TEST_CASE("measured times without --svg show beside the predictions in the table") {
   const fs::path csv = dir() / "measured.csv";
   std::ofstream(csv) << "layer,pass,seconds\nstage1.conv1,forward,0.00005\nstage1.conv1,backward,0.0001\n";

@@ -87,11 +87,17 @@ def test_each_csv_file_is_one_tidy_table(tmp_path):
     # Several simulations: one row each, the runs table.
     sweep = ["resnet18", "a100-sxm4-40gb", "t4", "--batch", "1,8"]
     check_csv(simulate(*sweep, "--format", "csv").stdout, document(*sweep)["runs"])
-    # Several networks: the correlation beside the output, named after the network on standard output.
+    # Several networks: the correlation beside the output; on standard output there is no name to put
+    # it beside, and no file is written that the user did not name (issue #34).
     corr = ["resnet18", "vgg11", "t4"]
-    done = simulate(*corr, "--format", "csv", cwd=tmp_path)
-    assert "resnet18-correlation.csv" in done.stderr
-    check_csv((tmp_path / "resnet18-correlation.csv").read_text(), document(*corr)["correlation"], key=["variable"])
+    done = simulate(*corr, "--format", "csv", "-o", str(tmp_path / "c.csv"))
+    assert str(tmp_path / "c-correlation.csv") in done.stderr
+    check_csv((tmp_path / "c-correlation.csv").read_text(), document(*corr)["correlation"], key=["variable"])
+    scratch = tmp_path / "stdout"
+    scratch.mkdir()
+    done = simulate(*corr, "--format", "csv", cwd=scratch)
+    assert "the correlation table (CSV) is left out" in done.stderr
+    assert list(scratch.iterdir()) == []
 
 
 def test_pandas_reads_them_without_arguments(tmp_path):

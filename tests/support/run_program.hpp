@@ -26,8 +26,8 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 // Runs `program args` (args as the shell reads them) in `scratch`, capturing into files there. The
-// program runs in scratch so that what it writes beside itself (simulate's NETWORK-scaling.csv when
-// the report goes to standard output) stays out of the directory the tests were started from.
+// program runs in scratch so that anything it writes by a relative name stays out of the directory
+// the tests were started from, and a test can see what it wrote.
 inline ProgramRun run_program(const std::string& program, const std::string& args,
                               const std::filesystem::path& scratch_dir) {
   std::filesystem::create_directories(scratch_dir);

@@ -1,0 +1,231 @@
+#include "simulate/run_options.hpp"
+
+#include "engine/scaling.hpp"
+#include "lang/catalogue.hpp"
+#include "lang/suggest.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+
+namespace ridge::simulate {
+namespace {
+
+using engine::kMaxBatch;
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// Whole numbers only: "8", never "8.5", "+8", " 8" or "8k".
+template <class T>
+bool whole(const std::string& item, T& v) {
+  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+  return !item.empty() && ec == std::errc{} && end == item.data() + item.size();
+}
+
+template <class T>
+T named(std::optional<T> value, const std::string& option, const std::string& given, const std::string& allowed) {
+  if (!value) throw std::invalid_argument(option + ": '" + given + "' is not " + allowed);
+  return *value;
+}
+
+// Two .hw files with one stem (a/t4.hw, b/t4.hw) are two devices: the later gets "-2", "-3", so rows,
+// lookups and figure names (FILE-roofline-ID-...) stay apart.
+void distinct_ids(std::vector<ir::Device>& devices) {
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const std::string base = devices[i].id;
+    for (int k = 2;; ++k) {
+      const bool taken = std::any_of(devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(i),
+                                     [&](const ir::Device& d) { return d.id == devices[i].id; });
+      if (!taken) break;
+      devices[i].id = base + "-" + std::to_string(k);
+    }
+  }
+}
+
+engine::ParallelRun parallel_run(const RunOptions& o, const ir::Device& device) {
+  engine::ParallelRun run;
+  const std::int64_t global_batch = o.global_batch > 0 ? o.global_batch : o.batch.front();
+  if (o.search) {
+    if (o.tensor_parallel > 0 || o.pipeline_parallel > 0 || o.data_parallel > 0)
+      throw std::invalid_argument("--search tries every --tensor-parallel/--pipeline-parallel/--data-parallel itself; give "
+                                  "--devices N for the device count instead");
+    if (o.devices.size() > 1 || (!o.devices.empty() && !o.devices_up_to))
+      throw std::invalid_argument("--search: --devices takes one device count, e.g. --devices 1024");
+    run.search = true;
+    engine::parallel::SearchOptions& so = run.search_options;
+    so.devices = o.devices.empty() ? device.count : o.devices.front();
+    so.devices_from_system = o.devices.empty();
+    so.global_batch = global_batch;
+    so.overlap = o.overlap;
+    so.top = static_cast<std::size_t>(o.top > 0 ? o.top : 10);
+    so.max_micro_batch = o.max_micro_batch;
+    so.link = o.link;
+    return run;
+  }
+  if (!o.devices.empty())
+    throw std::invalid_argument("--devices is data-parallel scaling's; with --tensor-parallel/--pipeline-parallel/--data-parallel "
+                                "the device count is T x P x D");
+  engine::parallel::Strategy& s = run.strategy;
+  s.tensor = std::max(1, o.tensor_parallel);
+  s.pipeline = std::max(1, o.pipeline_parallel);
+  s.data = std::max(1, o.data_parallel);
+  s.micro_batch = o.micro_batch;
+  s.global_batch = global_batch;
+  s.interleave = o.interleave;
+  s.sequence_parallel = o.sequence_parallel;
+  s.recompute = *engine::recompute_from_name(o.recompute);
+  s.zero = o.zero;
+  s.overlap = o.overlap;
+  run.link = o.link;
+  return run;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+std::vector<std::int64_t> parse_batches(const std::string& text) {
+  std::vector<std::int64_t> batches;
+  for (const std::string& item : parse_list(text)) {
+    std::int64_t v = 0;
+    if (!whole(item, v) || v < 1 || v > kMaxBatch)
+      throw std::invalid_argument("--batch: '" + item + "' is not a batch size between 1 and " + str(kMaxBatch));
+    batches.push_back(v);
+  }
+  return batches;
+}
+
+void parse_devices(const std::string& text, RunOptions& o) {
+  o.devices.clear();
+  for (const std::string& item : parse_list(text)) {
+    int v = 0;
+    if (!whole(item, v) || v < 1 || v > 65536)
+      throw std::invalid_argument("--devices: '" + item + "' is not a device count between 1 and 65536");
+    o.devices.push_back(v);
+  }
+  o.devices_up_to = o.devices.size() == 1;
+}
+
+RunInputs load_run_network(const std::string& path, const lang::Overrides& overrides, bool allow_unknown,
+                           std::vector<std::string>* free_nodes) {
+  RunInputs in;
+  if (lang::is_onnx_path(path)) {
+    lang::OnnxOptions o = lang::onnx_options(overrides, path);
+    o.allow_unknown = allow_unknown;
+    lang::OnnxImport imported = lang::load_onnx(path, o);
+    if (free_nodes) *free_nodes = std::move(imported.free_nodes);
+    // Made in place: copying a large network cost as much as simulating it.
+    in.network = std::make_shared<const ir::Network>(std::move(imported.network));
+    return in;
+  }
+  in.network = std::make_shared<const ir::Network>(lang::load_network(path, overrides));
+  in.network_at = [path, overrides](std::int64_t tokens, std::int64_t past) {
+    lang::Overrides o = overrides;
+    o["seq_len"] = std::to_string(tokens);
+    o["past"] = std::to_string(past);
+    return lang::load_network(path, o);
+  };
+  return in;
+}
+
+void check(const RunOptions& o) {
+  if (o.batch.empty()) throw std::invalid_argument("--batch: give at least one batch size");
+  for (const std::int64_t b : o.batch)
+    if (b < 1 || b > kMaxBatch) throw std::invalid_argument("--batch: " + str(b) + " is not between 1 and " + str(kMaxBatch));
+  if (o.dtype.empty()) throw std::invalid_argument("--dtype: give at least one precision");
+  for (const std::string& d : o.dtype) named(ir::precision_from_name(d), "--dtype", d, "one of " + ir::precision_names());
+  named(engine::optimizer_from_name(o.optimizer), "--optimizer", o.optimizer, "sgd, adam or adamw");
+  named(engine::recompute_from_name(o.recompute), "--recompute", o.recompute, "none, selective or full");
+  named(engine::kernel_model_from_name(o.kernel_model), "--kernel-model", o.kernel_model, "micro or flat");
+  if (!o.weights.empty() && o.weights != "int8" && o.weights != "int4")
+    throw std::invalid_argument("--weights: '" + o.weights + "' is not int8 or int4");
+  if (o.scaling != "strong" && o.scaling != "weak")
+    throw std::invalid_argument("--scaling: '" + o.scaling + "' is not strong or weak");
+  if ((o.prompt > 0) != (o.generate > 0)) throw std::invalid_argument("--prompt and --generate go together");
+}
+
+engine::Plan plan_run(RunInputs in, const RunOptions& o) {
+  check(o);
+  if (!in.network) throw std::invalid_argument("a run needs a network");
+  if (in.devices.empty()) throw std::invalid_argument("no device file (.hw) given");
+
+  engine::Plan plan;
+  plan.precisions.clear();
+  for (const std::string& d : o.dtype) plan.precisions.push_back(*ir::precision_from_name(d));
+  plan.batches = o.batch;
+  // Each simulation keeps a per-layer report until the output is rendered: cap their number so a long
+  // --batch list (the command line allows ~65,000 items) cannot run memory away.
+  const std::size_t nets = 1 + in.correlate.size();
+  if (nets * in.devices.size() * plan.precisions.size() * plan.batches.size() > engine::kMaxSimulations)
+    throw std::invalid_argument(std::to_string(nets) + " networks x " + std::to_string(in.devices.size()) + " devices x " +
+                                std::to_string(plan.precisions.size()) + " dtypes x " + std::to_string(plan.batches.size()) +
+                                " batches is more than the " + std::to_string(engine::kMaxSimulations) +
+                                " simulations one run may ask for");
+
+  engine::Options& setup = plan.options;
+  setup.optimizer = *engine::optimizer_from_name(o.optimizer);
+  setup.recompute = *engine::recompute_from_name(o.recompute);
+  setup.kernel_model = *engine::kernel_model_from_name(o.kernel_model);
+  if (!o.master_weights) setup.master_weights = false;
+  if (!o.weights.empty()) setup.weight_bytes = o.weights == "int8" ? 1.0 : 0.5;
+  if (o.prompt > 0 && !in.network_at)
+    throw std::invalid_argument("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");
+
+  distinct_ids(in.devices);
+  plan.network = std::move(in.network);
+  plan.devices = std::move(in.devices);
+  plan.device_files = std::move(in.device_files);
+  plan.layers = o.layers;
+
+  if (o.parallel()) {
+    if (plan.devices.size() != 1 || plan.precisions.size() != 1 || plan.batches.size() != 1 || !in.correlate.empty() ||
+        o.prompt > 0)
+      throw std::invalid_argument("a parallel strategy or --search takes one network, one device file, one --dtype and one --batch");
+    if (!o.explain.empty()) throw std::invalid_argument("--explain shows one layer of one simulation, not a parallel plan");
+    plan.parallel = parallel_run(o, plan.devices.front());
+    return plan;
+  }
+
+  if (!o.explain.empty()) {
+    // The layer must exist, by its full dotted name; a near miss is suggested.
+    std::vector<std::string> names;
+    for (const ir::Layer& l : plan.network->layers) names.push_back(l.name);
+    if (std::find(names.begin(), names.end(), o.explain) == names.end()) {
+      const std::string hint = lang::closest_name(o.explain, names);
+      throw std::invalid_argument("--explain: network '" + plan.network->name + "' has no layer named '" + o.explain + "'" +
+                                  (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+    if (o.prompt > 0 || !in.correlate.empty())
+      throw std::invalid_argument("--explain prints one layer's derivation: it takes neither --prompt nor further networks");
+    plan.explain = o.explain;
+  }
+
+  if (o.prompt > 0) {
+    // Inference phases: the network elaborated per phase with its seq_len and past parameters.
+    plan.prompt = o.prompt;
+    plan.generate = o.generate;
+    plan.network_at = std::move(in.network_at);
+    return plan;
+  }
+
+  engine::ScalingPlan& scaling = plan.scaling;
+  if (!o.devices.empty())
+    scaling.device_counts = o.devices_up_to && o.devices.size() == 1 ? engine::device_counts_up_to(o.devices.front()) : o.devices;
+  scaling.link = o.link;
+  scaling.scaling = o.scaling == "weak" ? engine::Scaling::Weak : engine::Scaling::Strong;
+  scaling.overlap = o.overlap;
+  if (o.dataset_size > 0) scaling.dataset_size = o.dataset_size;
+  plan.correlate = std::move(in.correlate);
+  return plan;
+}
+
+}  // namespace ridge::simulate
