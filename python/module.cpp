@@ -7,6 +7,7 @@
 #include "engine/run.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
+#include "simulate/run_options.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -23,6 +24,7 @@ namespace {
 // Networks and devices are shared, immutable: one loaded network serves any number of runs.
 struct Network {
   std::shared_ptr<const ir::Network> ir;
+  engine::NetworkAt at;                  // elaborated again at (seq_len, past) for prompt=/generate=
   std::vector<std::string> free_nodes;   // ONNX nodes counted as free (allow_unknown)
 };
 struct Device {
@@ -32,12 +34,6 @@ struct Device {
 struct RunResults {
   engine::Results results;
 };
-
-ir::Precision precision(const std::string& name) {
-  const auto p = ir::precision_from_name(name);
-  if (!p) throw std::invalid_argument("dtype: '" + name + "' is not one of " + ir::precision_names());
-  return *p;
-}
 
 // A cell as the Python value it stands for: None, bool, int, float, str, or a list of ints (a shape).
 py::object to_python(const engine::render::Cell& c) {
@@ -66,59 +62,19 @@ py::dict table_columns(const engine::render::Table& t) {
   return out;
 }
 
-struct RunArgs {
-  std::vector<std::string> dtypes{"fp32"};
-  std::vector<std::int64_t> batches{1};
-  std::string optimizer = "sgd";
-  std::string recompute = "none";
-  std::string kernel_model = "micro";
-  std::optional<bool> master_weights;
-  std::optional<std::string> weights;   // int8 | int4
-  std::vector<int> device_counts;
-  std::string link;
-  std::string scaling = "strong";
-  bool overlap = false;
-  std::optional<std::int64_t> dataset_size;
-  bool layers = true;
-};
-
+// One run: the same plan simulate makes from its command line (simulate/run_options.hpp), so the
+// rules and their messages are the program's.
 RunResults run(const Network& network, const std::vector<Device>& devices, const std::vector<Network>& correlate,
-               const RunArgs& a) {
-  engine::Plan plan;
-  plan.network = network.ir;
+               const simulate::RunOptions& options) {
+  simulate::RunInputs in;
+  in.network = network.ir;
+  in.network_at = network.at;
   for (const Device& d : devices) {
-    plan.devices.push_back(*d.ir);
-    plan.device_files.push_back(d.file);
+    in.devices.push_back(*d.ir);
+    in.device_files.push_back(d.file);
   }
-  plan.precisions.clear();
-  for (const std::string& d : a.dtypes) plan.precisions.push_back(precision(d));
-  plan.batches = a.batches;
-  for (const std::int64_t b : a.batches)
-    if (b < 1 || b > engine::kMaxBatch)
-      throw std::invalid_argument("batch: " + std::to_string(b) + " is not between 1 and " + std::to_string(engine::kMaxBatch));
-  const auto optimizer = engine::optimizer_from_name(a.optimizer);
-  if (!optimizer) throw std::invalid_argument("optimizer: '" + a.optimizer + "' is not sgd, adam or adamw");
-  const auto recompute = engine::recompute_from_name(a.recompute);
-  if (!recompute) throw std::invalid_argument("recompute: '" + a.recompute + "' is not none, selective or full");
-  plan.options.optimizer = *optimizer;
-  const auto kernel_model = engine::kernel_model_from_name(a.kernel_model);
-  if (!kernel_model) throw std::invalid_argument("kernel_model: '" + a.kernel_model + "' is not micro or flat");
-  plan.options.kernel_model = *kernel_model;
-  plan.options.recompute = *recompute;
-  plan.options.master_weights = a.master_weights;
-  if (a.weights) {
-    if (*a.weights != "int8" && *a.weights != "int4") throw std::invalid_argument("weights: '" + *a.weights + "' is not int8 or int4");
-    plan.options.weight_bytes = *a.weights == "int8" ? 1.0 : 0.5;
-  }
-  plan.scaling.device_counts = a.device_counts;
-  plan.scaling.link = a.link;
-  if (a.scaling != "strong" && a.scaling != "weak") throw std::invalid_argument("scaling: '" + a.scaling + "' is not strong or weak");
-  plan.scaling.scaling = a.scaling == "weak" ? engine::Scaling::Weak : engine::Scaling::Strong;
-  plan.scaling.overlap = a.overlap;
-  plan.scaling.dataset_size = a.dataset_size;
-  for (const Network& n : correlate) plan.correlate.push_back(n.ir);
-  plan.layers = a.layers;
-  return {engine::run(plan)};
+  for (const Network& n : correlate) in.correlate.push_back(n.ir);
+  return {engine::run(simulate::plan_run(std::move(in), options))};
 }
 
 }  // namespace
@@ -156,7 +112,8 @@ PYBIND11_MODULE(_ridge, m) {
       .def("table", [](const RunResults& r, const std::string& name) { return table_columns(engine::render::table(r.results, name)); })
       .def("json", [](const RunResults& r) { return engine::render::json(r.results); })
       .def("csv", [](const RunResults& r, const std::string& name) { return engine::render::csv(engine::render::table(r.results, name)); })
-      .def_property_readonly("run_count", [](const RunResults& r) { return r.results.reports.size(); });
+      .def_property_readonly("run_count", [](const RunResults& r) { return r.results.reports.size(); })
+      .def_property_readonly("parallel", [](const RunResults& r) { return r.results.parallel.has_value(); });
 
   m.attr("schema") = std::string(engine::render::kSchema);
   m.attr("max_batch") = engine::kMaxBatch;
@@ -167,11 +124,18 @@ PYBIND11_MODULE(_ridge, m) {
   // Loading parses and elaborates in C++ only: the GIL is released.
   m.def("load_network", [](const std::string& path, const lang::Overrides& overrides) {
         py::gil_scoped_release free;
-        return Network{std::make_shared<const ir::Network>(lang::load_network(path, overrides)), {}};
+        simulate::RunInputs in = simulate::load_run_network(path, overrides);
+        return Network{std::move(in.network), std::move(in.network_at), {}};
       }, py::arg("path"), py::arg("overrides") = lang::Overrides{});
   m.def("parse_network", [](const std::string& text, const std::string& file, const lang::Overrides& overrides) {
         py::gil_scoped_release free;
-        return Network{std::make_shared<const ir::Network>(lang::parse_network(text, file, overrides)), {}};
+        auto at = [text, file, overrides](std::int64_t tokens, std::int64_t past) {
+          lang::Overrides o = overrides;
+          o["seq_len"] = std::to_string(tokens);
+          o["past"] = std::to_string(past);
+          return lang::parse_network(text, file, o);
+        };
+        return Network{std::make_shared<const ir::Network>(lang::parse_network(text, file, overrides)), std::move(at), {}};
       }, py::arg("text"), py::arg("file") = "<text>", py::arg("overrides") = lang::Overrides{});
   m.def("parse_onnx", [](const py::bytes& bytes, const std::string& file, const std::map<std::string, std::int64_t>& dims,
                          bool allow_unknown) {
@@ -181,7 +145,7 @@ PYBIND11_MODULE(_ridge, m) {
         o.dims = dims;
         o.allow_unknown = allow_unknown;
         lang::OnnxImport imported = lang::parse_onnx(data, file, o);
-        return Network{std::make_shared<const ir::Network>(std::move(imported.network)), std::move(imported.free_nodes)};
+        return Network{std::make_shared<const ir::Network>(std::move(imported.network)), {}, std::move(imported.free_nodes)};
       }, py::arg("data"), py::arg("file") = "<onnx>", py::arg("dims") = std::map<std::string, std::int64_t>{},
       py::arg("allow_unknown") = false);
   m.def("load_device", [](const std::string& path) {
@@ -193,21 +157,38 @@ PYBIND11_MODULE(_ridge, m) {
         return Device{std::make_shared<const ir::Device>(lang::parse_device(text, file)), file};
       }, py::arg("text"), py::arg("file") = "<text>.hw");
 
-  py::class_<RunArgs>(m, "RunArgs")
+  // simulate's options by their program names (--tensor-parallel is tensor_parallel).
+  using simulate::RunOptions;
+  py::class_<RunOptions>(m, "RunOptions")
       .def(py::init<>())
-      .def_readwrite("dtypes", &RunArgs::dtypes)
-      .def_readwrite("batches", &RunArgs::batches)
-      .def_readwrite("optimizer", &RunArgs::optimizer)
-      .def_readwrite("kernel_model", &RunArgs::kernel_model)
-      .def_readwrite("recompute", &RunArgs::recompute)
-      .def_readwrite("master_weights", &RunArgs::master_weights)
-      .def_readwrite("weights", &RunArgs::weights)
-      .def_readwrite("device_counts", &RunArgs::device_counts)
-      .def_readwrite("link", &RunArgs::link)
-      .def_readwrite("scaling", &RunArgs::scaling)
-      .def_readwrite("overlap", &RunArgs::overlap)
-      .def_readwrite("dataset_size", &RunArgs::dataset_size)
-      .def_readwrite("layers", &RunArgs::layers);
+      .def_readwrite("batch", &RunOptions::batch)
+      .def_readwrite("dtype", &RunOptions::dtype)
+      .def_readwrite("optimizer", &RunOptions::optimizer)
+      .def_readwrite("recompute", &RunOptions::recompute)
+      .def_readwrite("master_weights", &RunOptions::master_weights)
+      .def_readwrite("kernel_model", &RunOptions::kernel_model)
+      .def_readwrite("weights", &RunOptions::weights)
+      .def_readwrite("prompt", &RunOptions::prompt)
+      .def_readwrite("generate", &RunOptions::generate)
+      .def_readwrite("explain", &RunOptions::explain)
+      .def_readwrite("layers", &RunOptions::layers)
+      .def_readwrite("devices", &RunOptions::devices)
+      .def_readwrite("devices_up_to", &RunOptions::devices_up_to)
+      .def_readwrite("link", &RunOptions::link)
+      .def_readwrite("scaling", &RunOptions::scaling)
+      .def_readwrite("overlap", &RunOptions::overlap)
+      .def_readwrite("dataset_size", &RunOptions::dataset_size)
+      .def_readwrite("tensor_parallel", &RunOptions::tensor_parallel)
+      .def_readwrite("pipeline_parallel", &RunOptions::pipeline_parallel)
+      .def_readwrite("data_parallel", &RunOptions::data_parallel)
+      .def_readwrite("micro_batch", &RunOptions::micro_batch)
+      .def_readwrite("global_batch", &RunOptions::global_batch)
+      .def_readwrite("interleave", &RunOptions::interleave)
+      .def_readwrite("sequence_parallel", &RunOptions::sequence_parallel)
+      .def_readwrite("zero", &RunOptions::zero)
+      .def_readwrite("search", &RunOptions::search)
+      .def_readwrite("top", &RunOptions::top)
+      .def_readwrite("max_micro_batch", &RunOptions::max_micro_batch);
   // The engine runs without the GIL: other Python threads go on meanwhile.
   m.def("run", &run, py::arg("network"), py::arg("devices"), py::arg("correlate"), py::arg("args"),
         py::call_guard<py::gil_scoped_release>());

@@ -10,7 +10,7 @@
 
 Networks and devices are `.net`/`.onnx`/`.hw` paths, zoo and catalogue names ("resnet50",
 "a100-sxm4-40gb"), text (ridge.network(text=...), ridge.device(text=...)), or objects those return.
-Every table follows the one output schema of `simulate --format json` (README, "Output schema"):
+Every table follows the one output schema of `simulate --format json` (docs/output.md, "Output schema"):
 each row starts with network, device, device_id, batch, dtype; SI base units throughout.
 Errors in a file or text raise ridge.RidgeError, whose message is the file:line:col diagnostic.
 """
@@ -25,7 +25,7 @@ Network = _ridge.Network
 Device = _ridge.Device
 SCHEMA = _ridge.schema
 
-__all__ = ["simulate", "sweep", "network", "device", "from_torch", "Result", "Table", "RidgeError", "SCHEMA"]
+__all__ = ["simulate", "sweep", "search", "network", "device", "from_torch", "Result", "Table", "RidgeError", "SCHEMA"]
 
 # Loaded files by path, kept while the file is unchanged: a notebook that simulates one network many
 # times parses it once.
@@ -189,6 +189,20 @@ class Result:
         return self._table("correlation")
 
     @property
+    def generation(self):
+        """Decoder inference (prompt=, generate=): prefill, per-token decode, latency, KV cache."""
+        return self._table("generation")
+
+    @property
+    def parallel(self):
+        """A parallel strategy's or a search's plan (tensor_parallel=, ..., or ridge.search), as the
+        "parallel" member of `simulate --format json`: a dict, or None for other runs."""
+        if "parallel" not in self._tables:
+            import json
+            self._tables["parallel"] = json.loads(self.to_json())["parallel"]
+        return self._tables["parallel"]
+
+    @property
     def notes(self):
         return self._table("notes")
 
@@ -207,7 +221,9 @@ class Result:
         return self._results.csv(table)
 
     def __repr__(self):
-        t = self.totals
+        if self._results.parallel:
+            return "<ridge.Result: a parallel plan>"
+        t = self.totals if self._results.run_count else self.generation
         return f"<ridge.Result: {len(t)} simulation(s) of {', '.join(sorted(set(t['network'])))}>"
 
 
@@ -253,11 +269,58 @@ def _flag(keyword, value, optional=False):
     return _typed(keyword, value, bool, "True or False", optional)
 
 
+def _options(batch, dtype, optimizer, recompute, master_weights, weights, devices, link, scaling, overlap,
+             dataset_size, layers, kernel_model, prompt=None, generate=None, explain=None, parallel=None):
+    """simulate's options (run_options.hpp) from keywords named as the program names them."""
+    o = _ridge.RunOptions()
+    o.batch = _whole_numbers("batch", batch, _ridge.max_batch)
+    o.dtype = [_word("dtype", d) for d in _as_list(dtype)]
+    o.optimizer = _word("optimizer", optimizer)
+    o.recompute = _word("recompute", recompute)
+    o.kernel_model = _word("kernel_model", kernel_model)
+    if _flag("master_weights", master_weights, optional=True) is False:
+        o.master_weights = False
+    o.weights = _word("weights", weights, optional=True) or ""
+    if devices is not None:
+        if isinstance(devices, int) and not isinstance(devices, bool):
+            o.devices = _whole_numbers("devices", devices, 65536)
+            o.devices_up_to = True
+        else:
+            o.devices = _whole_numbers("devices", devices, 65536)
+    o.link = _word("link", link)
+    o.scaling = _word("scaling", scaling)
+    o.overlap = _flag("overlap", overlap)
+    o.dataset_size = 0 if dataset_size is None else _whole_numbers("dataset_size", dataset_size, 2**62)[0]
+    o.layers = _flag("layers", layers)
+    if prompt is not None:
+        o.prompt = _whole_numbers("prompt", prompt, 1 << 20)[0]
+    if generate is not None:
+        o.generate = _whole_numbers("generate", generate, 1 << 20)[0]
+    o.explain = _word("explain", explain, optional=True) or ""
+    for keyword, (value, largest) in (parallel or {}).items():
+        if keyword in ("sequence_parallel", "search"):
+            setattr(o, keyword, _flag(keyword, value))
+        elif value is not None:
+            setattr(o, keyword, _whole_numbers(keyword, value, largest)[0] if keyword != "zero" else
+                    _zero_stage(value))
+    return o
+
+
+def _zero_stage(value):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise RidgeError(f"zero: {value!r} is not a ZeRO stage 0, 1, 2 or 3")
+    return value
+
+
 def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompute="none", master_weights=None,
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
-             correlate=(), layers=True, kernel_model="micro", **parameters):
+             correlate=(), layers=True, kernel_model="micro", prompt=None, generate=None, explain=None,
+             tensor_parallel=None, pipeline_parallel=None, data_parallel=None, micro_batch=None,
+             global_batch=None, interleave=None, sequence_parallel=False, zero=None, **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
+    Keywords are simulate's options by their names (--tensor-parallel is tensor_parallel=), and the
+    result's to_json() is what `simulate --format json` prints for the same run.
     network: a Network, a path or zoo name; device: a Device, a path or catalogue name, or a list.
     batch, dtype: a value or a list (every combination is simulated). Keyword arguments that are not
     options set the network's parameters (seq_len=512). devices: data-parallel device counts (an int
@@ -265,29 +328,33 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     layers=False leaves out the per-layer rows and notes: each (batch, dtype) is then costed once and
     timed on every device, the fast path for sweeps of thousands of configurations.
     kernel_model: "micro" (GPU kernels from the device's arch.* facts) or "flat" (one PPP per op class).
+    prompt, generate: decoder inference, the prompt's prefill then generate decode steps (.generation).
+    tensor_parallel, pipeline_parallel, data_parallel, micro_batch, global_batch, interleave,
+    sequence_parallel, zero: one parallel training strategy's step and memory (.parallel).
     """
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
-    args = _ridge.RunArgs()
-    args.batches = _whole_numbers("batch", batch, _ridge.max_batch)
-    args.dtypes = [_word("dtype", d) for d in _as_list(dtype)]
-    args.optimizer = _word("optimizer", optimizer)
-    args.recompute = _word("recompute", recompute)
-    args.kernel_model = _word("kernel_model", kernel_model)
-    args.master_weights = _flag("master_weights", master_weights, optional=True)
-    args.weights = _word("weights", weights, optional=True)
-    if devices is not None:
-        if isinstance(devices, int) and not isinstance(devices, bool):
-            args.device_counts = _ridge.device_counts_up_to(_whole_numbers("devices", devices, 65536)[0])
-        else:
-            args.device_counts = _whole_numbers("devices", devices, 65536)
-    args.link = _word("link", link)
-    args.scaling = _word("scaling", scaling)
-    args.overlap = _flag("overlap", overlap)
-    args.dataset_size = None if dataset_size is None else _whole_numbers("dataset_size", dataset_size, 2**62)[0]
-    args.layers = _flag("layers", layers)
+    parallel = {"tensor_parallel": (tensor_parallel, 1 << 16), "pipeline_parallel": (pipeline_parallel, 1 << 16),
+                "data_parallel": (data_parallel, 1 << 20), "micro_batch": (micro_batch, 1 << 24),
+                "global_batch": (global_batch, 1 << 24), "interleave": (interleave, 1 << 10),
+                "sequence_parallel": (sequence_parallel, None), "zero": (zero, 3)}
+    options = _options(batch, dtype, optimizer, recompute, master_weights, weights, devices, link, scaling, overlap,
+                       dataset_size, layers, kernel_model, prompt, generate, explain, parallel)
     others = [_load_network(n) for n in correlate]
-    return Result(_ridge.run(net, devs, others, args))
+    return Result(_ridge.run(net, devs, others, options))
+
+
+def search(network, device, batch=1, dtype="fp32", *, devices=None, top=10, max_micro_batch=64, optimizer="sgd",
+           recompute="none", master_weights=None, link="", overlap=False, kernel_model="micro", **parameters):
+    """Every parallel strategy (tensor, pipeline, data, sequence parallel, ZeRO, recomputation) of
+    `devices` devices (default: the device file's system count) that fits, fastest first: the run
+    `simulate NET HW --search` makes. batch is the global batch; the plan is the result's .parallel."""
+    net = _load_network(network, **parameters)
+    options = _options(batch, dtype, optimizer, recompute, master_weights, None, devices, link, "strong", overlap,
+                       None, True, kernel_model,
+                       parallel={"search": (True, None), "top": (top, 1000000),
+                                 "max_micro_batch": (max_micro_batch, 1 << 24)})
+    return Result(_ridge.run(net, [_load_device(device)], [], options))
 
 
 def sweep(network, devices, batches=(1,), dtypes=("fp32",), layers=False, **options):

@@ -1,0 +1,79 @@
+"""ridge.simulate and ridge.search make the same run as the program (issue #34): keywords named as
+simulate's options, one set of rules behind both (simulate/run_options.hpp), and for each kind of run
+(one simulation, a sweep, data-parallel scaling, decoder inference, a parallel strategy, a search)
+the JSON document `simulate --format json` prints for the same command line."""
+import json
+import os
+import subprocess
+
+import pytest
+
+import ridge
+
+SIMULATE = os.environ.get("RIDGE_SIMULATE", "build/simulate")
+
+
+def program(*args):
+    done = subprocess.run([SIMULATE, *args, "--format", "json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def program_error(*args):
+    done = subprocess.run([SIMULATE, *args], capture_output=True, text=True)
+    assert done.returncode != 0
+    return done.stderr.strip().removeprefix("simulate: error: ")
+
+
+RUNS = [
+    # (simulate's command line, the same run from Python)
+    (["resnet18", "a100-sxm4-40gb", "--batch", "8"],
+     lambda: ridge.simulate("resnet18", "a100-sxm4-40gb", batch=8)),
+    (["resnet18", "a100-sxm4-40gb", "t4", "--batch", "1,64", "--dtype", "fp32,fp16", "--optimizer", "adam"],
+     lambda: ridge.simulate("resnet18", ["a100-sxm4-40gb", "t4"], batch=[1, 64], dtype=["fp32", "fp16"], optimizer="adam")),
+    (["resnet50", "a100-sxm4-40gb", "--batch", "64", "--devices", "8", "--overlap", "--scaling", "weak"],
+     lambda: ridge.simulate("resnet50", "a100-sxm4-40gb", batch=64, devices=8, overlap=True, scaling="weak")),
+    (["gpt2", "a100-sxm4-40gb", "--dtype", "fp16", "--prompt", "128", "--generate", "32"],
+     lambda: ridge.simulate("gpt2", "a100-sxm4-40gb", dtype="fp16", prompt=128, generate=32)),
+    (["gpt2_medium", "a100-sxm4-80gb", "--dtype", "bf16", "--batch", "64", "--tensor-parallel", "2",
+      "--pipeline-parallel", "2", "--data-parallel", "2", "--micro-batch", "2", "--sequence-parallel", "--zero", "1"],
+     lambda: ridge.simulate("gpt2_medium", "a100-sxm4-80gb", dtype="bf16", batch=64, tensor_parallel=2, pipeline_parallel=2,
+                            data_parallel=2, micro_batch=2, sequence_parallel=True, zero=1)),
+    (["gpt2_medium", "dgx-a100-80gb", "--dtype", "bf16", "--batch", "32", "--search", "--top", "3"],
+     lambda: ridge.search("gpt2_medium", "dgx-a100-80gb", dtype="bf16", batch=32, top=3)),
+]
+
+
+@pytest.mark.parametrize("args,call", RUNS, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_python_json_is_the_programs(args, call):
+    assert json.loads(call().to_json()) == program(*args)
+
+
+def test_a_parallel_plan_and_a_generation_are_read_as_python_values():
+    plan = ridge.simulate("gpt2_medium", "a100-sxm4-80gb", dtype="bf16", batch=64, tensor_parallel=2, pipeline_parallel=2,
+                          data_parallel=2).parallel
+    first = plan["strategies"][0]
+    assert (first["tensor_parallel"], first["pipeline_parallel"], first["data_parallel"]) == (2, 2, 2)
+    found = ridge.search("gpt2_medium", "dgx-a100-80gb", dtype="bf16", batch=32, top=3).parallel
+    times = [s["step_s"] for s in found["strategies"]]
+    assert len(times) == 3 and times == sorted(times)          # fastest first
+    assert ridge.simulate("resnet18", "t4").parallel is None
+    g = ridge.simulate("gpt2", "a100-sxm4-40gb", prompt=128, generate=32).generation
+    assert len(g) == 1 and g["prompt"] == [128]
+
+
+@pytest.mark.parametrize("args,call", [
+    (["gpt2", "t4", "--prompt", "16"], lambda: ridge.simulate("gpt2", "t4", prompt=16, generate=None)),
+    (["gpt2_medium", "a100-sxm4-80gb", "t4", "--tensor-parallel", "2"],
+     lambda: ridge.simulate("gpt2_medium", ["a100-sxm4-80gb", "t4"], tensor_parallel=2)),
+    (["gpt2_medium", "dgx-a100-80gb", "--tensor-parallel", "2", "--devices", "8"],
+     lambda: ridge.simulate("gpt2_medium", "dgx-a100-80gb", tensor_parallel=2, devices=8)),
+    (["gpt2_medium", "dgx-a100-80gb", "--search", "--devices", "2,4"],
+     lambda: ridge.search("gpt2_medium", "dgx-a100-80gb", devices=[2, 4])),
+])
+def test_a_rule_says_the_same_to_both(args, call):
+    """One rule, one message, naming the option as the program spells it (run_options.cpp)."""
+    said = program_error(*args)
+    with pytest.raises(ridge.RidgeError) as e:
+        call()
+    assert str(e.value) == said
