@@ -97,6 +97,7 @@ struct Report {
   std::string network;
   std::int64_t batch = 1;
   ir::Precision precision = ir::Precision::FP32;
+  std::string optimizer = "sgd";  // the training step's: "sgd" (with momentum), "adam", "adamw"
   DeviceSummary device;
   std::vector<LayerRow> layers;   // every IR layer, input included, in topological order
   Totals totals;

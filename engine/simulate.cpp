@@ -356,6 +356,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   r.network = net.name;
   r.batch = opt.batch;
   r.precision = opt.precision;
+  r.optimizer = std::string(optimizer_name(opt.optimizer));
   r.device = summarise(device, opt.precision, full);
   const double bw = r.device.bandwidth;
   const double launch = r.device.launch_overhead_s;

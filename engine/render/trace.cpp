@@ -111,7 +111,7 @@ std::string build(const Report& r, const Comm& comm) {
     const double dur = body_s * share + launch;
     slice_head(w, row.name, "update", kComputeTrack, t, dur);
     w.key("args").begin_object()
-        .key("optimizer").value("SGD with momentum")
+        .key("optimizer").value(r.optimizer == "sgd" ? "SGD with momentum" : r.optimizer == "adam" ? "Adam" : "AdamW")
         .key("params").value(row.params)
         .key("flops").value(tot.flops_update * share)
         .key("bytes").value(tot.bytes_update * share)

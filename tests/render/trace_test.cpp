@@ -92,3 +92,14 @@ TEST_CASE("a data-parallel trace adds the ring all-reduce, after backward or ove
   CHECK_THAT(step_end, WithinRel(p.step_s * 1e6, 1e-9));
   CHECK(doc["otherData"]["devices"].number == 8);
 }
+
+TEST_CASE("the update slices name the optimizer the step ran (it said SGD under --optimizer adam)") {
+  for (const auto& [optimizer, label] : {std::pair{engine::Optimizer::SgdMomentum, "SGD with momentum"},
+                                         std::pair{engine::Optimizer::Adam, "Adam"}, std::pair{engine::Optimizer::AdamW, "AdamW"}}) {
+    const engine::Report r = engine::simulate(testing::network("resnet18"), testing::device("t4"), {.batch = 8, .optimizer = optimizer});
+    const Json doc = parse(engine::render::trace(r));
+    const auto u = slices(doc, "update");
+    REQUIRE_FALSE(u.empty());
+    for (const Json* e : u) CHECK((*e)["args"]["optimizer"].string == label);
+  }
+}
