@@ -110,6 +110,17 @@ Results run(const Plan& p) {
         out.reports.push_back(on_device(p, i, [&] { return simulate(w, p.devices[i], Detail::Totals); }));
   }
 
+  if (out.reports.size() > 1) out.comparison = compare(out.reports);
+  if ((p.breakdown || p.measured) && out.reports.size() != 1)
+    throw std::invalid_argument("a breakdown or measured times go with one report: one device, one dtype and one batch");
+  if (p.breakdown) {
+    const Report& r = out.reports.front();
+    out.breakdown = p.breakdown->depth > 0 ? block_rows(r, p.breakdown->depth) : layer_rows(r);
+    if (p.breakdown->top > 0) rank_by_time(out.breakdown, p.breakdown->rank_by, p.breakdown->top);
+    out.ranked = p.breakdown->top > 0;
+  }
+  if (p.measured) out.measured = compare_measured(out.reports.front(), *p.measured);
+
   // Data-parallel scaling: one table per (device, precision, batch).
   for (std::size_t i = 0; i < p.devices.size(); ++i) {
     const ir::Device& dev = p.devices[i];

@@ -6,8 +6,11 @@
 //   const Results results = run(plan);        // results.reports: one per device x precision x batch
 #pragma once
 
+#include "engine/breakdown.hpp"
+#include "engine/comparison.hpp"
 #include "engine/explain.hpp"
 #include "engine/generation.hpp"
+#include "engine/measured.hpp"
 #include "engine/parallel/plan.hpp"
 #include "engine/report.hpp"
 #include "engine/scaling.hpp"
@@ -45,6 +48,14 @@ struct ParallelRun {
   std::string link;                          // a strategy's link; a search carries its own
 };
 
+// One report's layers summed per block (`depth` > 0, simulate --depth) and ranked by time (`top` > 0,
+// simulate --top, by `rank_by`).
+struct BreakdownPlan {
+  int depth = 0;
+  std::size_t top = 0;
+  TimeOf rank_by = TimeOf::TrainingStep;
+};
+
 // Networks are shared, not copied: a notebook's loaded network serves every run (a copy of a
 // 1,444-layer network cost more than simulating it).
 using NetworkRef = std::shared_ptr<const ir::Network>;
@@ -68,6 +79,10 @@ struct Plan {
   // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
   std::string explain;
   std::optional<ParallelRun> parallel;
+  // Where the run is one report (one device, precision and batch): its breakdown, and measured layer
+  // times paired with its layers (simulate --measured).
+  std::optional<BreakdownPlan> breakdown;
+  std::optional<std::vector<Measurement>> measured;
 };
 
 struct Results {
@@ -79,6 +94,10 @@ struct Results {
   std::vector<std::string> notes;            // about the run as a whole
   std::vector<LayerExplanation> explanations;   // Plan::explain's layer at each report's point
   std::optional<parallel::PlanReport> parallel;  // Plan::parallel's strategy or search
+  std::optional<Comparison> comparison;      // the reports side by side, where there are several
+  std::vector<BreakdownRow> breakdown;       // Plan::breakdown's rows (blocks, or ranked layers)
+  bool ranked = false;                       // whether they are ranked (share and cumulative filled)
+  std::optional<MeasuredComparison> measured;   // Plan::measured beside the one report's predictions
 };
 
 // Each simulation keeps a per-layer report until the output is rendered: one run asks for at most

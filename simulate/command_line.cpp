@@ -14,9 +14,9 @@ void add_options(CLI::App& app, CommandLine& c) {
   std::vector<std::string> format_names;
   for (const engine::render::Format& f : engine::render::formats()) format_names.emplace_back(f.name);
   app.add_option("-f,--format", c.format, "output format")->check(CLI::IsMember(format_names));
-  app.add_option("-p,--pass", c.pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
+  app.add_option("-p,--pass", r.pass, "which pass the table shows")->check(CLI::IsMember({"forward", "backward", "train"}));
   app.add_flag("--wide", c.wide, "the table shows bytes, arithmetic intensity and roofline time of every pass (over 200 columns)");
-  app.add_option("--depth", c.depth, "the table sums layers per block, N levels of their dotted names deep (layer1.bottleneck1: 2)")
+  app.add_option("--depth", r.depth, "the table sums layers per block, N levels of their dotted names deep (layer1.bottleneck1: 2)")
       ->check(CLI::Range(1, 64));
   app.add_option("-o,--output", c.output, "write to FILE (atomically) instead of stdout");
   app.add_option("--seq-len", c.seq_len, "tokens per sample: sets the network's seq_len parameter")->check(CLI::Range(1, 1 << 20));
@@ -81,6 +81,8 @@ void finish(CommandLine& c) {
   c.run.dtype = parse_list(c.dtype);
   if (!c.device_counts.empty()) parse_devices(c.device_counts, c.run);
   c.run.master_weights = !c.no_master_weights;
+  // Read once, before anything is simulated: the table, the JSON and the rooflines all show them.
+  if (!c.report.measured.empty()) c.run.measured = load_measurements(c.report.measured);
 }
 
 lang::Overrides overrides(const CommandLine& c) {

@@ -25,8 +25,7 @@ struct CommandLine {
   std::int64_t seq_len = 0;
   bool allow_unknown = false;
   // The output.
-  std::string format = "table", pass = "train", output, emit_net;
-  int depth = 0;
+  std::string format = "table", output, emit_net;
   bool wide = false;
   ReportOptions report;                    // --svg, --trace, --measured
 };

@@ -97,28 +97,23 @@ simulate::RunInputs load_inputs(const simulate::CommandLine& c, const Paths& p, 
 
 // How the chosen format shapes the output; refuses what it cannot show.
 engine::render::FormatOptions format_options(const simulate::CommandLine& c, const engine::Plan& plan,
-                                              const engine::render::Format& format,
-                                              const std::vector<engine::Measurement>& measured) {
+                                              const engine::render::Format& format) {
   engine::render::FormatOptions shape;
-  shape.pass = c.pass == "forward"    ? engine::render::PassView::Forward
-               : c.pass == "backward" ? engine::render::PassView::Backward
-                                      : engine::render::PassView::Train;
+  shape.pass = c.run.pass == "forward"    ? engine::render::PassView::Forward
+               : c.run.pass == "backward" ? engine::render::PassView::Backward
+                                          : engine::render::PassView::Train;
   shape.wide = c.wide;
-  shape.depth = c.depth;
-  shape.top = plan.parallel ? 0 : static_cast<std::size_t>(c.run.top);
-  const bool one_report = plan.batches.size() * plan.precisions.size() * plan.devices.size() == 1 && plan.prompt == 0 &&
-                          !plan.parallel;
-  if ((shape.depth > 0 || shape.top > 0) && (!format.shapes_rows || !one_report))
-    throw std::invalid_argument(!format.shapes_rows
-                                    ? "--depth and --top shape the table; CSV and JSON carry every layer by its dotted name"
-                                    : "--depth and --top show one report: give one device, batch and dtype");
-  const bool beside = format.shapes_rows && one_report && shape.depth == 0 && shape.top == 0;
-  if (!c.report.measured.empty() && c.report.svg.empty() && !beside)
-    throw std::invalid_argument("--measured puts measured times beside the predictions of one report in the table "
-                                "(one device, batch and dtype, no --depth or --top), or on the --svg roofline");
-  if (!c.report.measured.empty() && beside) shape.measured = measured;
   if (plan.parallel && !c.report.svg.empty())
     throw std::invalid_argument("--svg draws one device's roofline; a parallel strategy has --trace");
+  if (c.run.measured && c.report.svg.empty()) {
+    // Measured times sit beside one report's predictions (in every format), or on the rooflines.
+    if (!plan.measured)
+      throw std::invalid_argument("--measured pairs measured times with the predictions of one report (one device, batch "
+                                  "and dtype), or puts them on the --svg rooflines");
+    if (plan.breakdown && format.name == "table")
+      throw std::invalid_argument("--measured puts measured times beside the predictions in the table, which --depth and "
+                                  "--top replace; CSV and JSON carry both");
+  }
   if (!plan.explain.empty() && format.name != "table")
     throw std::invalid_argument("--explain prints one layer's derivation as text: it takes the table format");
   return shape;
@@ -158,16 +153,14 @@ int main(int argc, char** argv) {
     const engine::Plan plan = simulate::plan_run(load_inputs(line, paths, free_nodes), line.run);
     for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
     const engine::render::Format& format = *engine::render::format_named(line.format);
-    // Read once, before anything is simulated: the table and the rooflines both show them.
-    const std::vector<engine::Measurement> measured =
-        line.report.measured.empty() ? std::vector<engine::Measurement>{} : simulate::load_measurements(line.report.measured);
-    engine::render::FormatOptions shape = format_options(line, plan, format, measured);
+    engine::render::FormatOptions shape = format_options(line, plan, format);
 
     // Run.
     const engine::Results results = engine::run(plan);
 
     // Render every file the run makes before any is written: the report (-o), the figures, the .net text.
-    const simulate::Figures figures = simulate::figures(line.report, results, plan.devices, measured);
+    const simulate::Figures figures = simulate::figures(line.report, results, plan.devices,
+                                                               line.run.measured.value_or(std::vector<engine::Measurement>{}));
     Files files = figures.files;
     if (!line.emit_net.empty()) files.emplace_back(line.emit_net, lang::to_net_text(*plan.network));
     for (const auto& f : files) shape.files.push_back(f.first == "-" ? "standard output" : f.first);

@@ -151,6 +151,9 @@ void check(const RunOptions& o) {
   if (o.scaling != "strong" && o.scaling != "weak")
     throw std::invalid_argument("--scaling: '" + o.scaling + "' is not strong or weak");
   if ((o.prompt > 0) != (o.generate > 0)) throw std::invalid_argument("--prompt and --generate go together");
+  if (o.pass != "forward" && o.pass != "backward" && o.pass != "train")
+    throw std::invalid_argument("--pass: '" + o.pass + "' is not forward, backward or train");
+  if (o.depth < 0 || o.top < 0) throw std::invalid_argument("--depth and --top take a count of 1 or more");
 }
 
 engine::Plan plan_run(RunInputs in, const RunOptions& o) {
@@ -208,6 +211,19 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
       throw std::invalid_argument("--explain prints one layer's derivation: it takes neither --prompt nor further networks");
     plan.explain = o.explain;
   }
+
+  const bool one_report = plan.devices.size() * plan.precisions.size() * plan.batches.size() == 1 && o.prompt == 0;
+  if (o.depth > 0 || o.top > 0) {
+    if (!one_report) throw std::invalid_argument("--depth and --top show one report: give one device, batch and dtype");
+    plan.breakdown = engine::BreakdownPlan{
+        .depth = o.depth,
+        .top = static_cast<std::size_t>(o.top),
+        .rank_by = o.pass == "forward"    ? engine::TimeOf::Inference
+                   : o.pass == "backward" ? engine::TimeOf::Backward
+                                          : engine::TimeOf::TrainingStep};
+  }
+  // With several reports measured times reach only the figures (a roofline per report).
+  if (one_report) plan.measured = o.measured;
 
   if (o.prompt > 0) {
     // Inference phases: the network elaborated per phase with its seq_len and past parameters.

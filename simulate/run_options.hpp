@@ -32,6 +32,13 @@ struct RunOptions {
   std::string explain;                           // --explain LAYER
   bool layers = true;                            // per-layer rows (false: totals only, a sweep's fast path)
 
+  // One report's breakdown and measured times.
+  int depth = 0;                                 // --depth: layers summed per block, this deep
+  int top = 0;                                   // --top: the K layers (or blocks) that take the most time;
+                                                 //   with --search, the K fastest strategies (10 when 0)
+  std::string pass = "train";                    // --pass forward | backward | train: what --top ranks by
+  std::optional<std::vector<engine::Measurement>> measured;   // --measured, loaded: paired with one report's layers
+
   // Data-parallel scaling; with --search, the device count to fill.
   std::vector<int> devices;                      // --devices: counts; one count N with devices_up_to: 1, 2, 4, ..., N
   bool devices_up_to = false;
@@ -48,7 +55,6 @@ struct RunOptions {
   bool sequence_parallel = false;                // --sequence-parallel
   int zero = 0;                                  // --zero 0..3
   bool search = false;                           // --search
-  int top = 0;                                   // --top (a search keeps 10 when 0)
   std::int64_t max_micro_batch = 64;             // --max-micro-batch
 
   bool parallel() const { return search || tensor_parallel > 0 || pipeline_parallel > 0 || data_parallel > 0; }

@@ -45,13 +45,18 @@ std::string csv(const Table& t) {
   return out;
 }
 
-// One tidy table per file: the layers of one report, else one row per simulation (or per decoder run);
-// the scaling and correlation tables as side files. A parallel plan: one row per strategy.
+// One tidy table per file: the layers of one report (or its breakdown), else one row per simulation
+// (or per decoder run); the scaling, correlation and measured tables as side files. A parallel plan:
+// one row per strategy.
 Output csv_format(const Results& results, const FormatOptions&) {
   if (results.parallel) return {csv(*results.parallel), {}};
   const bool one_report = results.reports.size() == 1;
-  Output out{csv(table(results, !results.generations.empty() ? "generation" : one_report ? "layers" : "runs")), {}};
-  for (const std::string_view side : {"scaling", "correlation"}) {
+  const char* main = !results.generations.empty() ? "generation"
+                     : !results.breakdown.empty() ? "breakdown"
+                     : one_report                 ? "layers"
+                                                  : "runs";
+  Output out{csv(table(results, main)), {}};
+  for (const std::string_view side : {"scaling", "correlation", "measured"}) {
     const Table t = table(results, side);
     if (!t.rows.empty()) out.side.emplace_back(std::string(side), csv(t));
   }

@@ -6,9 +6,9 @@ namespace ridge::engine::render {
 
 std::span<const Format> formats() {
   static constexpr std::array kFormats{
-      Format{"table", ".txt", &table_format, true},
-      Format{"csv", ".csv", &csv_format, false},
-      Format{"json", ".json", &json_format, false},
+      Format{"table", ".txt", &table_format},
+      Format{"csv", ".csv", &csv_format},
+      Format{"json", ".json", &json_format},
   };
   return kFormats;
 }

@@ -23,9 +23,6 @@ namespace ridge::engine::render {
 struct FormatOptions {
   PassView pass = PassView::Train;
   bool wide = false;
-  int depth = 0;                                   // > 0: the table sums layers per block, this deep
-  std::size_t top = 0;                             // > 0: the table ranks layers (or blocks) by time
-  std::optional<std::vector<Measurement>> measured;  // measured layer times to put beside the predictions
   std::vector<std::string> files;                  // the other files the run writes (figures, .net)
   std::vector<std::string> notes;                  // the driver's own lines (figures, imported graphs)
 };
@@ -43,9 +40,6 @@ struct Format {
   std::string_view name;        // "table"
   std::string_view extension;   // of its side files: ".csv"
   Render render;
-  // Whether it honours --depth, --top and --measured (which shape rows; CSV and JSON carry every
-  // layer by its dotted name).
-  bool shapes_rows = false;
 };
 
 std::span<const Format> formats();

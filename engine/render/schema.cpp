@@ -51,7 +51,19 @@ struct PointAt {
   const ScalingPoint* point;
   const Report* first;   // the one-device report of the table: which simulation the rows scale
 };
+// A row of the one report's breakdown or measured times.
+struct BreakdownAt {
+  const Report* report;
+  const BreakdownRow* row;
+  bool ranked;
+};
+struct MeasuredAt {
+  const Report* report;
+  const MeasuredRow* row;
+};
 const Report& report_of(const Report& r) { return r; }
+const Report& report_of(const BreakdownAt& x) { return *x.report; }
+const Report& report_of(const MeasuredAt& x) { return *x.report; }
 const Report& report_of(const LayerAt& x) { return *x.report; }
 const Report& report_of(const PointAt& x) { return *x.first; }
 const Report& report_of(const Generation& g) { return g.prefill; }
@@ -67,6 +79,7 @@ constexpr std::array<Column<Row>, 5> which_columns() {
 }
 
 const auto kRunColumns = std::array{
+    Column<Report>{"optimizer", [](const Report& r) { return name(r.optimizer); }},
     Column<Report>{"params", [](const Report& r) { return Cell{r.totals.params}; }},
     Column<Report>{"macs", [](const Report& r) { return Cell{r.totals.macs}; }},
     Column<Report>{"flops_fwd", [](const Report& r) { return Cell{r.totals.flops_fwd}; }},
@@ -219,6 +232,34 @@ const auto kGenerationColumns = std::array{
     Column<Generation>{"decode_bound_s", [](const Generation& g) { return Cell{g.decode_bound_s}; }},
 };
 
+const auto kBreakdownColumns = std::array{
+    Column<BreakdownAt>{"name", [](const BreakdownAt& x) { return name(x.row->name); }},
+    Column<BreakdownAt>{"op", [](const BreakdownAt& x) { return x.row->op.empty() ? Cell{} : name(x.row->op); }},
+    Column<BreakdownAt>{"layers", [](const BreakdownAt& x) { return count(static_cast<std::int64_t>(x.row->layers)); }},
+    Column<BreakdownAt>{"params", [](const BreakdownAt& x) { return Cell{x.row->params}; }},
+    Column<BreakdownAt>{"macs", [](const BreakdownAt& x) { return Cell{x.row->macs}; }},
+    Column<BreakdownAt>{"flops_fwd", [](const BreakdownAt& x) { return Cell{x.row->flops_fwd}; }},
+    Column<BreakdownAt>{"bytes_fwd", [](const BreakdownAt& x) { return Cell{x.row->bytes_fwd}; }},
+    Column<BreakdownAt>{"time_fwd_s", [](const BreakdownAt& x) { return Cell{x.row->time_fwd_s}; }},
+    Column<BreakdownAt>{"flops_bwd", [](const BreakdownAt& x) { return Cell{x.row->flops_bwd}; }},
+    Column<BreakdownAt>{"bytes_bwd", [](const BreakdownAt& x) { return Cell{x.row->bytes_bwd}; }},
+    Column<BreakdownAt>{"time_bwd_s", [](const BreakdownAt& x) { return Cell{x.row->time_bwd_s}; }},
+    Column<BreakdownAt>{"time_train_s", [](const BreakdownAt& x) { return Cell{x.row->time_train_s}; }},
+    Column<BreakdownAt>{"share", [](const BreakdownAt& x) { return x.ranked ? Cell{x.row->share} : Cell{}; }},
+    Column<BreakdownAt>{"cumulative", [](const BreakdownAt& x) { return x.ranked ? Cell{x.row->cumulative} : Cell{}; }},
+};
+
+const auto kMeasuredColumns = std::array{
+    Column<MeasuredAt>{"name", [](const MeasuredAt& x) { return name(x.row->name); }},
+    Column<MeasuredAt>{"op", [](const MeasuredAt& x) { return name(x.row->op); }},
+    Column<MeasuredAt>{"predicted_fwd_s", [](const MeasuredAt& x) { return Cell{x.row->predicted_fwd_s}; }},
+    Column<MeasuredAt>{"measured_fwd_s", [](const MeasuredAt& x) { return maybe(x.row->measured_fwd_s); }},
+    Column<MeasuredAt>{"error_fwd", [](const MeasuredAt& x) { return maybe(x.row->error_fwd()); }},
+    Column<MeasuredAt>{"predicted_bwd_s", [](const MeasuredAt& x) { return Cell{x.row->predicted_bwd_s}; }},
+    Column<MeasuredAt>{"measured_bwd_s", [](const MeasuredAt& x) { return maybe(x.row->measured_bwd_s); }},
+    Column<MeasuredAt>{"error_bwd", [](const MeasuredAt& x) { return maybe(x.row->error_bwd()); }},
+};
+
 struct NoteAt {
   const Report* report;   // null: the run's own note
   std::string_view source;
@@ -282,6 +323,23 @@ Table correlation_table(const RankCorrelation& c) {
   return t;
 }
 
+Table breakdown_table(const Results& results) {
+  std::vector<BreakdownAt> rows;
+  for (const BreakdownRow& b : results.breakdown) rows.push_back({&results.reports.front(), &b, results.ranked});
+  Table t{.name = "breakdown"};
+  fill(t, which_columns<BreakdownAt>(), kBreakdownColumns, rows);
+  return t;
+}
+
+Table measured_table(const Results& results) {
+  std::vector<MeasuredAt> rows;
+  if (results.measured)
+    for (const MeasuredRow& m : results.measured->rows) rows.push_back({&results.reports.front(), &m});
+  Table t{.name = "measured"};
+  fill(t, which_columns<MeasuredAt>(), kMeasuredColumns, rows);
+  return t;
+}
+
 Table notes_table(const Results& results) {
   std::vector<NoteAt> rows;
   for (const std::string& n : results.notes) rows.push_back({nullptr, "run", &n});
@@ -306,6 +364,8 @@ Table table(const Results& results, std::string_view name) {
   if (name == "scaling") return scaling_table(results.scalings);
   if (name == "generation") return generation_table(results.generations);
   if (name == "correlation") return results.correlation ? correlation_table(*results.correlation) : Table{.name = "correlation"};
+  if (name == "breakdown") return breakdown_table(results);
+  if (name == "measured") return measured_table(results);
   if (name == "notes") return notes_table(results);
   throw std::invalid_argument("no table '" + std::string(name) + "' in the output schema");
 }

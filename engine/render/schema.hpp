@@ -2,10 +2,10 @@
 // document, the CSV files and the Python module's DataFrames all read these tables, so a column is
 // named and computed once, and a new output format is a new reader of them.
 //
-// Every row of runs, layers, scaling, generation and notes starts with the columns that say which
+// Every row of runs, layers, scaling, generation, breakdown, measured and notes starts with the columns that say which
 // simulation it belongs to: network, device (display name), device_id, batch, dtype. SI base units
 // throughout (FLOP, B, s, FLOP/s, B/s, samples/s); an absent figure is an empty cell (null in JSON).
-// The columns are listed in README.md ("Output schema").
+// The columns are listed in docs/output.md ("Output schema").
 #pragma once
 
 #include "engine/run.hpp"
@@ -41,13 +41,19 @@ Table scaling_table(const std::vector<ScalingReport>& scalings);
 Table generation_table(const std::vector<Generation>& generations);
 // Spearman's rho between the variables, one row per variable (the matrix, with `variable` first).
 Table correlation_table(const RankCorrelation& correlation);
+// One report's layers summed per block or ranked by time (simulate --depth, --top): share and
+// cumulative only where ranked.
+Table breakdown_table(const Results& results);
+// Measured layer times beside the one report's predictions (simulate --measured), every layer.
+Table measured_table(const Results& results);
 // Every sentence a reader needs, one per row, with the simulation it belongs to (empty for the run's).
 Table notes_table(const Results& results);
 
-// The tables of a run, in document order: runs, layers, scaling, generation, correlation, notes.
-// runs and layers hold the main network's reports; correlated networks' reports join runs.
+// The tables of a run, in document order: runs, layers, scaling, generation, correlation, breakdown,
+// measured, notes. runs and layers hold the main network's reports; correlated networks' reports join runs.
 std::vector<Table> tables(const Results& results);
-inline constexpr std::string_view kTableNames[] = {"runs", "layers", "scaling", "generation", "correlation", "notes"};
+inline constexpr std::string_view kTableNames[] = {"runs",      "layers",   "scaling", "generation", "correlation",
+                                                   "breakdown", "measured", "notes"};
 // One of them, built alone. Throws std::invalid_argument for a name not in kTableNames.
 Table table(const Results& results, std::string_view name);
 

@@ -1,28 +1,24 @@
 // The text report (--format table, the default): the per-layer table of one report (or its blocks,
 // its top layers, its measured times), the comparison of several, the decoder-inference phases, then
-// the scaling and correlation tables, the files written and the notes.
+// the scaling and correlation tables, the files written and the notes. Every row is the engine's
+// (engine::run computes the comparison, the breakdown and the measured pairs); this file formats.
 #include "engine/render/formats.hpp"
 #include "engine/render/json_writer.hpp"
 #include "engine/render/parallel.hpp"
 #include "engine/render/scaling_table.hpp"
 
-#include "engine/breakdown.hpp"
-#include "engine/comparison.hpp"
 
 namespace ridge::engine::render {
 namespace {
 
-std::string reports_text(const std::vector<Report>& reports, const FormatOptions& o) {
-  if (reports.size() != 1) return table(compare(reports), o.pass);
-  const Report& r = reports.front();
-  if (o.measured && o.depth == 0 && o.top == 0) return table(r, compare_measured(r, *o.measured), o.pass);
-  if (o.depth == 0 && o.top == 0) return table(r, o.pass, o.wide);
-  std::vector<BreakdownRow> rows = o.depth > 0 ? block_rows(r, o.depth) : layer_rows(r);
-  const auto time = o.pass == PassView::Forward    ? TimeOf::Inference
-                    : o.pass == PassView::Backward ? TimeOf::Backward
-                                                   : TimeOf::TrainingStep;
-  if (o.top > 0) rank_by_time(rows, time, o.top);
-  return table(r, rows, o.pass, o.top > 0);
+// The one report's rows (its layers, its blocks or top layers, or its measured times beside the
+// predictions), else the reports side by side.
+std::string reports_text(const Results& results, const FormatOptions& o) {
+  if (results.comparison) return table(*results.comparison, o.pass);
+  const Report& r = results.reports.front();
+  if (!results.breakdown.empty()) return table(r, results.breakdown, o.pass, results.ranked);
+  if (results.measured) return table(r, *results.measured, o.pass);
+  return table(r, o.pass, o.wide);
 }
 
 }  // namespace
@@ -36,7 +32,7 @@ Output table_format(const Results& results, const FormatOptions& o) {
   std::string text;
   if (results.parallel) text += table(*results.parallel);
   for (const Generation& g : results.generations) text += table(g);
-  if (!results.reports.empty()) text += reports_text(results.reports, o);
+  if (!results.reports.empty()) text += reports_text(results, o);
   for (const ScalingReport& s : results.scalings) text += "\n" + table(s);
   if (results.correlation) text += "\n" + table(*results.correlation);
   if (results.reports.size() > 1 || results.correlation)

@@ -167,9 +167,24 @@ TEST_CASE("the table sums per block with --depth and ranks layers by time with -
   // The header, three layers, and the rules around them, before the totals.
   const std::string grid = top.out.substr(0, top.out.find("Totals"));
   CHECK(std::count(grid.begin(), grid.end(), '\n') == 3 + 4);
-  const Run json = simulate("resnet50 a100-sxm4-40gb --top 3 --format json");
-  CHECK(json.status == 1);
-  CHECK_THAT(json.err, Catch::Contains("--depth and --top shape the table"));
+  // The engine computes the rows, so JSON and CSV carry the same ones (issue #34: renderers compute
+  // nothing, and what the table shows reaches every format).
+  const Run json = simulate("resnet50 a100-sxm4-40gb --top 3 --pass forward --format json");
+  INFO(json.err);
+  REQUIRE(json.status == 0);
+  const auto doc = ridge::testing::parse_json(json.out);
+  const auto& rows = doc["breakdown"].array;
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["time_fwd_s"].number >= rows[1]["time_fwd_s"].number);
+  CHECK(rows[1]["time_fwd_s"].number >= rows[2]["time_fwd_s"].number);
+  CHECK(rows[2]["cumulative"].number > rows[0]["share"].number);
+  const Run csv = simulate("resnet50 a100-sxm4-40gb --depth 1 --format csv");
+  REQUIRE(csv.status == 0);
+  CHECK(csv.out.rfind("network,device,device_id,batch,dtype,name,op,layers,", 0) == 0);
+  CHECK_THAT(csv.out, Catch::Contains(",layer3,,"));
+  const Run two = simulate("resnet50 a100-sxm4-40gb t4 --top 3");
+  CHECK(two.status == 1);
+  CHECK_THAT(two.err, Catch::Contains("--depth and --top show one report"));
 }
 
 namespace {
@@ -242,10 +257,23 @@ TEST_CASE("measured times without --svg show beside the predictions in the table
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("Measured fwd") && Catch::Contains("50.0 us") && Catch::Contains("1 of 46 layers"));
-  // Where the table cannot hold it, it says so rather than doing nothing.
+  // JSON carries the same pairs, every layer with its error where it was measured.
   const Run json = simulate("vgg19 a100-sxm4-40gb --format json --measured '" + csv.string() + "'");
-  CHECK(json.status == 1);
-  CHECK_THAT(json.err, Catch::Contains("--measured puts measured times beside the predictions"));
+  INFO(json.err);
+  REQUIRE(json.status == 0);
+  const auto rows = ridge::testing::parse_json(json.out)["measured"].array;
+  REQUIRE(rows.size() == 46);
+  CHECK(rows[0]["name"].string == "stage1.conv1");
+  CHECK(rows[0]["measured_fwd_s"].number == 0.00005);
+  CHECK(rows[0]["error_fwd"].number == (rows[0]["predicted_fwd_s"].number - 0.00005) / 0.00005);
+  CHECK(rows[1]["measured_fwd_s"].type == ridge::testing::Json::Type::Null);
+  // Where the table cannot hold them (it shows the breakdown instead), it says so rather than doing nothing.
+  const Run top = simulate("vgg19 a100-sxm4-40gb --top 3 --measured '" + csv.string() + "'");
+  CHECK(top.status == 1);
+  CHECK_THAT(top.err, Catch::Contains("--measured puts measured times beside the predictions in the table"));
+  const Run two = simulate("vgg19 a100-sxm4-40gb t4 --measured '" + csv.string() + "'");
+  CHECK(two.status == 1);
+  CHECK_THAT(two.err, Catch::Contains("--measured pairs measured times with the predictions of one report"));
 }
 
 TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in JSON") {

@@ -11,8 +11,9 @@ import pytest
 
 SIMULATE = os.environ.get("RIDGE_SIMULATE", "build/simulate")
 IDENTITY = ["network", "device", "device_id", "batch", "dtype"]
-MEMBERS = ["schema", "runs", "layers", "scaling", "generation", "correlation", "notes", "parallel", "files"]
-ROWS_WITH_IDENTITY = ["runs", "layers", "scaling", "generation"]
+MEMBERS = ["schema", "runs", "layers", "scaling", "generation", "correlation", "breakdown", "measured", "notes",
+           "parallel", "files"]
+ROWS_WITH_IDENTITY = ["runs", "layers", "scaling", "generation", "breakdown", "measured"]
 
 
 def simulate(*args, cwd=None):
@@ -117,7 +118,7 @@ def test_pandas_reads_them_without_arguments(tmp_path):
     assert frame["time_train_step_s"].tolist() == pytest.approx(runs["time_train_step_s"].tolist(), rel=1e-15)
 
 
-def test_the_manual_lists_the_columns_the_outputs_have():
+def test_the_manual_lists_the_columns_the_outputs_have(tmp_path):
     manual = os.path.join(os.environ.get("RIDGE_SOURCE_DIR", "."), "docs", "output.md")
     text = open(manual, encoding="utf-8").read()
     section = text[text.index("## Output schema"):]
@@ -130,7 +131,11 @@ def test_the_manual_lists_the_columns_the_outputs_have():
             listed[name] = line.split("): ", 1)[1].split(", ")
     runs = document("resnet18", "vgg11", "dgx-a100-80gb", "--batch", "64")
     generation = document("llama2_7b", "h100-sxm5", "--dtype", "fp16", "--prompt", "16", "--generate", "4")
+    top = document("resnet18", "t4", "--top", "3")
+    measured = tmp_path / "m.csv"
+    measured.write_text("layer,pass,seconds\nconv1,forward,0.0001\n")
+    paired = document("resnet18", "t4", "--measured", str(measured))
     for member, doc in [("runs", runs), ("layers", runs), ("scaling", runs), ("notes", runs),
-                        ("generation", generation)]:
+                        ("generation", generation), ("breakdown", top), ("measured", paired)]:
         assert listed[member] == list(doc[member][0]), member
     assert listed["correlation"][0] == "variable" and list(runs["correlation"][0])[0] == "variable"
