@@ -16,18 +16,6 @@ constexpr NameTable<Precision, 7> kPrecisions{{{Precision::FP64, "fp64"}, {Preci
 constexpr NameTable<DeviceKind, 5> kKinds{{{DeviceKind::GPU, "gpu"}, {DeviceKind::CPU, "cpu"},
                                            {DeviceKind::TPU, "tpu"}, {DeviceKind::SoC, "soc"},
                                            {DeviceKind::Accelerator, "accelerator"}}};
-constexpr NameTable<OpClass, kOpClassCount> kClasses{{{OpClass::MatMul, "matmul"}, {OpClass::Elementwise, "elementwise"},
-                                                      {OpClass::Normalization, "normalization"},
-                                                      {OpClass::Pooling, "pooling"}, {OpClass::DataMovement, "data_movement"},
-                                                      {OpClass::Depthwise, "depthwise"},
-                                                      {OpClass::DepthwiseLarge, "depthwise_large"},
-                                                      {OpClass::Reduction, "reduction"}}};
-// Simulate indexes its PPP table by the enum's value: the table must list the classes in enum order.
-static_assert([] {
-  for (std::size_t i = 0; i < kClasses.size(); ++i)
-    if (static_cast<std::size_t>(kClasses[i].first) != i) return false;
-  return true;
-}());
 constexpr NameTable<Pass, 3> kPasses{{{Pass::Forward, "forward"}, {Pass::Backward, "backward"}, {Pass::ForwardTrain, "forward_train"}}};
 
 template <class E, std::size_t N>
@@ -59,10 +47,6 @@ const std::vector<Precision>& all_precisions() {
   static const std::vector<Precision> all = values_of(kPrecisions);
   return all;
 }
-const std::vector<OpClass>& all_op_classes() {
-  static const std::vector<OpClass> all = values_of(kClasses);
-  return all;
-}
 const std::vector<Pass>& all_passes() {
   static const std::vector<Pass> all = values_of(kPasses);
   return all;
@@ -74,21 +58,6 @@ std::string precision_names(std::string_view separator) {
 }
 std::string_view device_kind_name(DeviceKind k) { return name_of(kKinds, k); }
 std::optional<DeviceKind> device_kind_from_name(std::string_view n) { return from_name(kKinds, n); }
-std::string_view op_class_name(OpClass c) { return name_of(kClasses, c); }
-std::optional<OpClass> op_class_from_name(std::string_view n) { return from_name(kClasses, n); }
-std::optional<OpClass> op_class_fallback(OpClass c) {
-  switch (c) {
-    case OpClass::DepthwiseLarge: return OpClass::Depthwise;
-    case OpClass::Depthwise: return OpClass::MatMul;
-    case OpClass::Reduction: return OpClass::Pooling;
-    default: return std::nullopt;
-  }
-}
-std::string op_class_names(std::string_view separator) {
-  std::string s;
-  for (const auto& [c, name] : kClasses) s.append(s.empty() ? "" : separator).append(name);
-  return s;
-}
 std::string_view pass_name(Pass p) { return name_of(kPasses, p); }
 std::optional<Pass> pass_from_name(std::string_view n) { return from_name(kPasses, n); }
 

@@ -3,6 +3,8 @@
 // tensor cores has no matrix peak for that precision, and the engine falls back explicitly.
 #pragma once
 
+#include "lang/ir/op_classes.hpp"   // OpClass and its table
+
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -15,20 +17,6 @@ namespace ridge::ir {
 enum class Precision { FP64, FP32, TF32, FP16, BF16, FP8, INT8 };
 enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 
-// The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one.
-// Depthwise: a convolution with one input channel per group (MobileNet, EfficientNet) and a window of
-// at most 3x3; DepthwiseLarge: the same with a larger window (5x5). Their kernels are families of their
-// own: memory-bound, off the matrix units, and each library tunes 3x3 first, so they reach a fraction
-// of peak that neither a dense conv's PPP nor each other's describes (issue #16; the measurements are
-// in docs/calibration.md). Latency predictors treat them so too (nn-Meter's kernel types and
-// kernel-size features, Zhang et al., MobiSys 2021). A device without a PPP for them takes the next
-// class's: depthwise_large, then depthwise, then matmul (timing.cpp).
-// Reduction: a mean, sum or max over whole axes (mean, sum, amax, and a pool whose window is the whole
-// map: the global average pool of a squeeze-excite block or a classifier head). A streaming reduction
-// runs near the memory bound, where windowed pooling (3x3 max pools) runs far below it, so the two
-// cannot share a PPP (issue #16, docs/calibration.md). Without a PPP of its own it takes pooling's.
-enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction };
-inline constexpr std::size_t kOpClassCount = 8;
 // ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
 // computes its batch statistics, several times its inference time (issue #16, docs/calibration.md), so
 // a device may give it a PPP of its own; without one it takes the forward's.
@@ -43,14 +31,6 @@ std::string precision_names(std::string_view separator = ", ");
 int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1
 std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
-std::string_view op_class_name(OpClass c);            // "matmul", "elementwise", ..., "depthwise"
-std::optional<OpClass> op_class_from_name(std::string_view name);
-std::string op_class_names(std::string_view separator = ", ");   // every class, in enum order
-const std::vector<OpClass>& all_op_classes();
-// The class whose PPP a class takes where a device gives it none (depthwise_large: depthwise;
-// depthwise: matmul; reduction: pooling): the ops of a split-off class ran on it before the split, so
-// a .hw written before keeps its predictions. None for the original classes.
-std::optional<OpClass> op_class_fallback(OpClass c);
 const std::vector<Pass>& all_passes();
 std::string_view pass_name(Pass p);                   // "forward", "backward", "forward_train"
 std::optional<Pass> pass_from_name(std::string_view name);
