@@ -96,7 +96,7 @@ OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std
   OpCost cost;
   cost.op_class = spec.op_class;
   cost.view = spec.view;
-  cost.matrix_unit = spec.op_class == ir::OpClass::MatMul;
+  cost.matrix_unit = ir::op_class_row(spec.op_class).matrix_unit;   // a cost row may narrow it (depthwise)
   cost.params = static_cast<double>(ir::parameter_count(layer, shapes));
   cost_fn(layer.op)(ctx, cost);
   // Ops whose train-mode forward is the eval one leave forward_train empty; copy it across.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <bitset>
 #include <numeric>
 #include <array>
 #include <cmath>
@@ -385,7 +386,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
-  unsigned default_ppp_classes = 0;   // bit k: op class k ran with a default PPP
+  std::bitset<ir::kOpClassCount> default_ppp_classes;   // bit k: op class k ran with a default PPP
   // Each group of layers that time alike (Workload::groups) is timed once and counted `size` times.
   struct GroupTime {
     Ppp fwd_ppp, bwd_ppp;
@@ -421,7 +422,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
     if (ran && (gt.fwd_ppp.compute_default || gt.fwd_ppp.memory_default || gt.bwd_ppp.compute_default ||
                 gt.bwd_ppp.memory_default))
-      default_ppp_classes |= 1u << k;
+      default_ppp_classes.set(k);
 
     t.roofline_fwd_s += size * gt.fwd.roofline_s;
     t.roofline_fwd_train_s += size * gt.fwd_train.roofline_s;
@@ -520,12 +521,13 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                       " SMs: tiles, waves, main loop, L2 and DRAM); elementwise, norms, softmax, pooling, reductions and "
                       "copies as streams at the achieved DRAM rate; depthwise convolutions by PALEO; a kernel's launch "
                       "overlaps the GPU's work; --kernel-model flat for PALEO throughout");
-  // Classes the kernel model times take no PPP unless the device calibrated one: no default to report.
+  // Classes the kernel model times (GEMMs on the matrix units, streams) take no PPP unless the device
+  // calibrated one: no default to report.
   std::vector<std::string> defaulted;
-  for (std::size_t k = 0; k < kClasses; ++k) {
-    const auto c = static_cast<ir::OpClass>(k);
-    if (!(default_ppp_classes & (1u << k)) || (matrix_facts && (c == ir::OpClass::MatMul || streams(c)))) continue;
-    defaulted.emplace_back(ir::op_class_name(c));
+  for (const ir::OpClassRow& row : ir::kOpClasses) {
+    const auto k = static_cast<std::size_t>(row.op_class);
+    if (!default_ppp_classes.test(k) || (matrix_facts && (row.matrix_unit || row.streams))) continue;
+    defaulted.emplace_back(row.name);
   }
   if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
   if (fresh.first_touch > 0)

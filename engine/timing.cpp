@@ -28,7 +28,7 @@ std::string PeakUsed::describe() const {
 }
 
 PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precision precision) {
-  if (op_class == ir::OpClass::MatMul)
+  if (ir::op_class_row(op_class).matrix_unit)
     if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
   if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
   // A device described by what was measured on it (`measured.fp32 = ...`, a calibrated CPU) and no
@@ -53,19 +53,9 @@ double bandwidth(const ir::Device& device) {
   throw SimulationError("device '" + device.name + "' gives no memory bandwidth (memory.bandwidth or measured.bandwidth)");
 }
 
-Ppp default_ppp(ir::OpClass op_class, ir::Pass pass) {
-  if (const auto fallback = ir::op_class_fallback(op_class)) return default_ppp(*fallback, pass);
-  switch (op_class) {
-    case ir::OpClass::MatMul: return {0.5, 0.8};
-    case ir::OpClass::Elementwise: return {0.5, 0.8};
-    case ir::OpClass::Normalization: return {0.5, 0.6};
-    case ir::OpClass::Pooling: return {0.5, 0.7};
-    case ir::OpClass::DataMovement: return {0.5, 0.8};
-    case ir::OpClass::Depthwise:        // these three take their fallback's (above)
-    case ir::OpClass::DepthwiseLarge:
-    case ir::OpClass::Reduction: break;
-  }
-  return {0.5, 0.8};
+Ppp default_ppp(ir::OpClass op_class, ir::Pass /*the defaults are the same for every pass*/) {
+  const ir::DefaultPpp d = ir::op_class_default_ppp(op_class);
+  return {d.compute, d.memory};
 }
 
 double fraction_at(const ir::SizeCurve& curve, double size) {
@@ -88,14 +78,16 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass) 
     const auto it = device.ppp.find({c, p});
     return it == device.ppp.end() ? nullptr : &it->second;
   };
-  std::array<const ir::Efficiency*, 9> entries{};   // a fixed array: the sweep builds these rules per configuration
+  // Fixed arrays (the sweep builds these rules per configuration), sized by the table's longest chain:
+  // up to three entries per class.
+  std::array<const ir::Efficiency*, 3 * ir::kLongestOpClassChain> entries{};
   std::size_t n = 0;
   const auto add = [&](ir::OpClass c) {
     entries[n++] = entry(c, std::nullopt);
     if (pass == ir::Pass::ForwardTrain) entries[n++] = entry(c, ir::Pass::Forward);
     entries[n++] = entry(c, pass);
   };
-  std::array<ir::OpClass, 3> chain{};   // the class, then its fallbacks
+  std::array<ir::OpClass, ir::kLongestOpClassChain> chain{};   // the class, then its fallbacks
   std::size_t depth = 0;
   for (std::optional<ir::OpClass> c = op_class; c; c = ir::op_class_fallback(*c)) chain.at(depth++) = *c;
   while (depth > 0) add(chain[--depth]);
@@ -235,19 +227,7 @@ std::optional<KernelModel> kernel_model_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-bool streams(ir::OpClass op_class) {
-  switch (op_class) {
-    case ir::OpClass::Elementwise:
-    case ir::OpClass::Normalization:
-    case ir::OpClass::Pooling:
-    case ir::OpClass::DataMovement:
-    case ir::OpClass::Reduction: return true;
-    case ir::OpClass::MatMul:
-    case ir::OpClass::Depthwise:
-    case ir::OpClass::DepthwiseLarge: return false;
-  }
-  return false;
-}
+bool streams(ir::OpClass op_class) { return ir::op_class_row(op_class).streams; }
 
 kernels::StreamPlan stream_plan(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
                                 const PeakUsed& peak, const Ppp& ppp) {

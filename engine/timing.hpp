@@ -41,7 +41,8 @@ struct PeakUsed {
 };
 
 // The fallback chain, explicit:
-//   matmul-class ops: matrix peak of the precision, if the device has one;
+//   classes on the matrix units (ir::OpClassRow::matrix_unit: matmul): matrix peak of the precision,
+//   if the device has one;
 //   then (every op) the vector peak of the precision;
 //   then, for the reduced precisions (tf32, fp16, bf16, int8) only, the fp32 vector peak: a device
 //   with no figure for them runs the op in fp32 at best (tf32 is a matrix-unit format).
@@ -80,25 +81,8 @@ PppRule ppp_rule(const ir::Device& device, ir::OpClass op_class, ir::Pass pass);
 // ppp_rule(...).at(cost): the PPP of one pass of the op class on the device.
 Ppp ppp(const ir::Device& device, ir::OpClass op_class, ir::Pass pass, const PassCost& cost = {});
 
-// The defaults used before calibration (every catalogue GPU runs on them: no catalogue .hw sets a PPP).
-// Why these values:
-// - Matmul compute 0.5: PALEO (Qi, Sparks, Talwalkar, ICLR 2017) fits one compute PPP per platform;
-//   its case-study scripts (github.com/TalwalkarLab/paleo, scripts/exp_case_*.sh) use 0.62 (Inception
-//   v3 on K40, AlexNet on K80), 0.49 (MXNet on K80), 0.46 (AlexNet on K20) and 0.21 (NiN on K20X):
-//   median 0.49. Best-shape GEMMs reach more (A100 bf16 0.87 of peak, stas00/ml-engineering "maximum
-//   achievable matmul FLOPS"); real layer shapes less.
-// - Memory 0.8: an assumption close to measured large device-to-device copies (H100 SXM 2,903 of
-//   3,350 GB/s = 0.87, github.com/aigatech/vpbenchmarking); for streaming ops (elementwise, data
-//   movement, the matmul's operand traffic). calibrate's large-copy ceiling replaces it.
-// - Normalization 0.6, pooling 0.7: assumptions, not measurements (normalisation reduces over the
-//   batch or a row in several passes; pooling windows overlap and stride); calibrate replaces them.
-// - Compute of the non-matmul classes is 0.5 as well: these ops are memory bound on every catalogued
-//   device, so the figure barely matters until calibration supplies one.
-// - Depthwise and depthwise_large take matmul's figures, reduction pooling's: before the classes were
-//   split off those ops ran on them, and nothing published measures them apart on these GPUs. A .hw's
-//   entries for matmul (pooling) reach them too unless it gives them their own (ppp_rule).
-// How they do against published single-GPU throughputs (validate/published_throughputs.csv,
-// validate/scripts/published_compare.py): docs/gpu.md, "Uncalibrated GPUs against published throughputs".
+// The defaults used before calibration: the class's row of ir::kOpClasses (its own default PPP, else
+// its fallbacks'), the same for every pass. lang/ir/op_classes.hpp says why those values.
 Ppp default_ppp(ir::OpClass op_class, ir::Pass pass);
 
 // Seconds per kernel launch: the device's figure, else none (0 s), reported as a default.
@@ -184,7 +168,8 @@ struct LayerTimes {
   PassTime forward, forward_train, backward;
 };
 // Whether the streaming model (kernels/streaming.hpp) times an op class's kernels under the kernel
-// model: elementwise, norms, pooling, reductions and copies. Depthwise convolutions stay PALEO's.
+// model (its row's `streams`): elementwise, norms, pooling, reductions and copies. Depthwise
+// convolutions stay PALEO's.
 bool streams(ir::OpClass op_class);
 
 // One pass of a streaming op under the kernel model: kernels::plan_stream's time, the PPP dividing its

@@ -117,20 +117,9 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
 
 namespace {
 
-std::string class_label(ir::OpClass c) {
-  switch (c) {
-    case ir::OpClass::MatMul: return "conv / linear / matmul";
-    case ir::OpClass::Elementwise: return "elementwise";
-    case ir::OpClass::Normalization: return "normalisation";
-    case ir::OpClass::Pooling: return "pooling";
-    case ir::OpClass::DataMovement: return "data movement";
-    case ir::OpClass::Depthwise: return "depthwise conv";
-    case ir::OpClass::DepthwiseLarge: return "depthwise conv, window over 3x3";
-    case ir::OpClass::Reduction: return "reduction (global pool, mean, sum)";
-  }
-  return "other";
-}
-
+// A class's legend label and colour: its row of ir::kOpClasses, and the palette entry of that row, so a
+// class keeps its colour from plot to plot whichever classes a network has.
+std::string class_label(ir::OpClass c) { return std::string(ir::op_class_row(c).plot_label); }
 std::string class_colour(ir::OpClass c) { return svg::palette(static_cast<std::size_t>(c)); }
 
 svg::Marker pass_marker(ir::Pass pass, bool measured) {

@@ -53,7 +53,8 @@ class Mutation:
             return "costs"
         if f.startswith("engine/parallel/"):
             return "parallel"
-        if f.startswith("engine/kernels/") or f == "engine/timing.cpp":
+        # The op-class table holds the default PPP the timing reads.
+        if f.startswith("engine/kernels/") or f in ("engine/timing.cpp", "lang/ir/op_classes.hpp"):
             return "timing"
         if f == "engine/simulate.cpp":
             return "memory"
