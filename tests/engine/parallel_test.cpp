@@ -303,6 +303,23 @@ TEST_CASE("the pipeline trace draws 1F1B and ends where the bubble formula says"
     }
   CHECK(slices == 2 * 4 * 6);
   CHECK_THAT(end * 1e-6, WithinRel(r.strategies.front().pipeline_s, 1e-9));
+
+  // Interleaved (Figure 4, bottom): it was drawn without interleaving, so the trace's step was longer
+  // than the plan's; now it is the engine's schedule, two chunks per stage, and ends where the plan does.
+  s.pipeline = 2;   // the decoder's 4 blocks over 2 stages x 2 chunks
+  s.interleave = 2;
+  s.global_batch = 8;
+  const PlanReport v2 = plan(decoder(), dgx(), mixed_adam(), s);
+  const auto interleaved = ridge::testing::parse_json(engine::render::pipeline_trace(v2));
+  end = 0;
+  slices = 0;
+  for (const auto& e : interleaved["traceEvents"].array)
+    if (e["ph"].string == "X" && e["tid"].number <= 2) {
+      end = std::max(end, e["ts"].number + e["dur"].number);
+      ++slices;
+    }
+  CHECK(slices == 2 * 2 * 2 * 8);
+  CHECK_THAT(end * 1e-6, WithinRel(v2.strategies.front().pipeline_s, 1e-9));
 }
 
 TEST_CASE("a search over a device count that divides nothing says so, and names a count that would") {
