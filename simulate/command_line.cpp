@@ -86,9 +86,8 @@ void finish(CommandLine& c) {
 }
 
 lang::Overrides overrides(const CommandLine& c) {
-  lang::Overrides o = lang::parse_overrides(c.sets, "--set");
+  lang::Overrides o = parameter_overrides(c.sets, c.seq_len);
   o.merge(lang::parse_overrides(c.dims, "--dim"));
-  if (c.seq_len > 0) o["seq_len"] = std::to_string(c.seq_len);
   if (c.run.prompt > 0) o["seq_len"] = std::to_string(c.run.prompt);
   return o;
 }

@@ -82,6 +82,16 @@ engine::ParallelRun parallel_run(const RunOptions& o, const ir::Device& device) 
 
 }  // namespace
 
+ir::Precision precision_named(const std::string& name) {
+  return named(ir::precision_from_name(name), "--dtype", name, "one of " + ir::precision_names());
+}
+
+lang::Overrides parameter_overrides(const std::vector<std::string>& sets, std::int64_t seq_len) {
+  lang::Overrides o = lang::parse_overrides(sets, "--set");
+  if (seq_len > 0) o["seq_len"] = std::to_string(seq_len);
+  return o;
+}
+
 std::vector<std::string> parse_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t start = 0;
@@ -142,7 +152,7 @@ void check(const RunOptions& o) {
   for (const std::int64_t b : o.batch)
     if (b < 1 || b > kMaxBatch) throw std::invalid_argument("--batch: " + str(b) + " is not between 1 and " + str(kMaxBatch));
   if (o.dtype.empty()) throw std::invalid_argument("--dtype: give at least one precision");
-  for (const std::string& d : o.dtype) named(ir::precision_from_name(d), "--dtype", d, "one of " + ir::precision_names());
+  for (const std::string& d : o.dtype) precision_named(d);
   named(engine::optimizer_from_name(o.optimizer), "--optimizer", o.optimizer, "sgd, adam or adamw");
   named(engine::recompute_from_name(o.recompute), "--recompute", o.recompute, "none, selective or full");
   named(engine::kernel_model_from_name(o.kernel_model), "--kernel-model", o.kernel_model, "micro or flat");

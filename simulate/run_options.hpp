@@ -84,6 +84,12 @@ void check(const RunOptions& options);
 // does not go with another. Devices that share an id get "-2", "-3" so rows and figures stay apart.
 engine::Plan plan_run(RunInputs inputs, const RunOptions& options);
 
+// One precision by name ("bf16"), or std::invalid_argument naming --dtype and the precisions there are.
+ir::Precision precision_named(const std::string& name);
+
+// The network parameters a command line sets: --set NAME=VALUE (each once) and --seq-len N (seq_len).
+lang::Overrides parameter_overrides(const std::vector<std::string>& sets, std::int64_t seq_len);
+
 // The text forms the command line takes: "1,8,64", "fp32,fp16", "8" (1, 2, 4, 8) or "1,2,3,4".
 // Each throws std::invalid_argument naming its option and the bad item.
 std::vector<std::int64_t> parse_batches(const std::string& text);

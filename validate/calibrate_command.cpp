@@ -3,6 +3,7 @@
 #include "validate/measurements_csv.hpp"
 
 #include "engine/io/output_safety.hpp"
+#include "simulate/run_options.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
 
@@ -83,13 +84,10 @@ ParsedCommand parse_calibrate_command(int argc, const char* const* argv, std::os
   }
 
   c.device = parse_device(device);
-  const auto precision = ir::precision_from_name(dtype);
-  if (!precision) throw std::invalid_argument("unknown --dtype '" + dtype + "'");
-  c.precision = *precision;
+  c.precision = simulate::precision_named(dtype);   // simulate's rule and message
   c.fit = {.by_size = size_bands > 0, .band_decades = size_bands > 0 ? size_bands : 1.0, .smoothing = smoothing};
 
-  lang::Overrides overrides = lang::parse_overrides(sets, "--set");
-  if (seq_len > 0) overrides["seq_len"] = std::to_string(seq_len);
+  const lang::Overrides overrides = simulate::parameter_overrides(sets, seq_len);
   std::set<std::string> applied;
   std::vector<engine::io::NamedPath> read;   // every file the run reads, for the output-safety rule
   // Each network takes the overrides it declares: --set seq_len=128 shortens the language models and

@@ -88,7 +88,7 @@ TEST_CASE("calibrate's command line: what it refuses before anything is measured
                     Catch::Contains("--device must be cpu, cuda or cuda:N"));
   CHECK_THROWS_WITH(parse({"--out", "/tmp/x.hw", "--device", "cuda:-1", "alexnet"}).parsed,
                     Catch::Contains("--device must be"));
-  CHECK_THROWS_WITH(parse({"--out", "/tmp/x.hw", "--dtype", "fp7", "alexnet"}).parsed, Catch::Contains("unknown --dtype"));
+  CHECK_THROWS_WITH(parse({"--out", "/tmp/x.hw", "--dtype", "fp7", "alexnet"}).parsed, Catch::Contains("--dtype: 'fp7' is not one of fp64, fp32"));
   CHECK_THROWS_WITH(parse({"--out", "/tmp/x.hw", "--set", "sequnce=64", "gpt2"}).parsed,
                     Catch::Contains("no network given declares a parameter 'sequnce'"));
   CHECK_THROWS_WITH(parse({"--out", "/tmp/x.hw", "--set", "novalue", "gpt2"}).parsed, Catch::Contains("expected name=value"));
