@@ -1,6 +1,7 @@
 #include "lang/diagnostics.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace ridge::lang {
 namespace {
@@ -58,8 +59,29 @@ std::string quote(const std::string& source_line, int column) {
 
 }  // namespace
 
+std::string_view severity_name(Severity s) {
+  switch (s) {
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+    case Severity::Error: break;
+  }
+  return "error";
+}
+
+Diagnostic file_diagnostic(std::string file, std::string_view id, std::string message, Severity severity) {
+  Diagnostic d;
+  d.where.file = std::move(file);
+  d.message = std::move(message);
+  d.severity = severity;
+  d.id = std::string(id);
+  return d;
+}
+
 std::string render(const Diagnostic& d) {
-  std::string out = location_prefix(d.where) + "error: " + visible(d.message) + "\n";
+  std::string out = location_prefix(d.where);
+  out.append(severity_name(d.severity)).append(": ").append(visible(d.message));
+  if (!d.id.empty()) out.append(" [").append(visible(d.id)).append("]");
+  out += "\n";
   // No quoted line where none is kept (a file that is not source text: its lines are not echoed).
   if (d.where.line > 0 && !d.source_line.empty()) out += quote(d.source_line, d.where.column);
   for (const Note& n : d.notes) {

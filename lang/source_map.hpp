@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,9 +37,14 @@ class SourceMap {
     return file_ + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
   }
 
-  Diagnostic diagnostic(std::size_t offset, std::string message) const {
-    const SourceLocation where = location(offset);
-    return Diagnostic{where, std::move(message), line_of(text_, where.line), {}};
+  // An error at `offset`, of the kind `id` (lang/diagnostic_ids.hpp).
+  Diagnostic diagnostic(std::size_t offset, std::string_view id, std::string message) const {
+    Diagnostic d;
+    d.where = location(offset);
+    d.message = std::move(message);
+    d.source_line = line_of(text_, d.where.line);
+    d.id = std::string(id);
+    return d;
   }
 
   Note note(std::size_t offset, std::string message) const {

@@ -3,9 +3,11 @@
 #include "lang/hw/units.hpp"
 #include "lang/suggest.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace ridge::lang::hw {
@@ -73,29 +75,52 @@ class Checker {
   ir::Device run(const ast::Device& ast, std::string id) {
     device_.id = std::move(id);
     device_.name = ast.name.text;
-    if (device_.name.empty()) error(ast.name, "the device's name is empty; give it the datasheet's name");
-    for (const ast::Entry& entry : ast.entries) {
-      if (errors_.size() >= kMaxErrors) break;
-      entry_(entry);
-    }
+    if (device_.name.empty()) error(diag::kHwValue, ast.name, "the device's name is empty; give it the datasheet's name");
+    for (const ast::Entry& entry : ast.entries) entry_(entry);
+    whole_file_ = true;
     finish(ast);
-    if (!errors_.empty()) throw Error(std::move(errors_));
+    if (error_count_ > 0) throw Error(diagnostics());
     return std::move(device_);
   }
 
  private:
   using iterator = parser::iterator_type;
 
+  // An error as found: made into a Diagnostic (which quotes its line) only if it is shown.
+  struct Found {
+    iterator where;
+    std::string_view id;
+    std::string message;
+    std::vector<std::pair<iterator, std::string>> notes;
+  };
+
   iterator begin_of(const x3::position_tagged& node) const { return positions_.position_of(node).begin(); }
   iterator end_of(const x3::position_tagged& node) const { return positions_.position_of(node).end(); }
 
-  Diagnostic diagnostic_at(iterator where, std::string message) const {
-    return locator_.error(where, std::move(message));
+  // Every error is counted. The entries' errors are found in source order, so only the first
+  // kMaxErrors of them can be shown; finish()'s whole-file ones point anywhere, so all are kept until
+  // diagnostics() sorts what was kept and shows the first kMaxErrors.
+  bool shows_more() const { return whole_file_ || found_.size() < kMaxErrors; }
+  void error_at(std::string_view id, iterator where, std::string message,
+                std::vector<std::pair<iterator, std::string>> notes = {}) {
+    ++error_count_;
+    if (shows_more()) found_.push_back({where, id, std::move(message), std::move(notes)});
   }
-  void error(const x3::position_tagged& node, std::string message) {
-    errors_.push_back(diagnostic_at(begin_of(node), std::move(message)));
+  void error(std::string_view id, const x3::position_tagged& node, std::string message) {
+    error_at(id, begin_of(node), std::move(message));
   }
-  void error_at(iterator where, std::string message) { errors_.push_back(diagnostic_at(where, std::move(message))); }
+
+  std::vector<Diagnostic> diagnostics() {
+    std::stable_sort(found_.begin(), found_.end(), [](const Found& a, const Found& b) { return a.where < b.where; });
+    std::vector<Diagnostic> shown;
+    for (std::size_t i = 0; i < found_.size() && i < kMaxErrors; ++i) {
+      Found& f = found_[i];
+      Diagnostic d = locator_.error(f.where, f.id, std::move(f.message));
+      for (auto& [where, message] : f.notes) d.notes.push_back(locator_.note(where, std::move(message)));
+      shown.push_back(std::move(d));
+    }
+    return limit_errors(std::move(shown), error_count_);
+  }
 
   void entry_(const ast::Entry& entry) {
     const std::string& key = entry.key.text;
@@ -104,13 +129,9 @@ class Checker {
       if (auto text = expect_text(entry, "provenance = \"calibrated 2024-05-01 with ...\"")) device_.provenance.push_back(*text);
       return;
     }
-    if (const auto first = seen_.find(key); first != seen_.end()) {
-      Diagnostic d = diagnostic_at(begin_of(entry.key), "duplicate key '" + key + "'");
-      const Diagnostic earlier = diagnostic_at(begin_of(first->second->key), "");
-      d.notes.push_back(Note{earlier.where, "'" + key + "' first given here", earlier.source_line});
-      errors_.push_back(std::move(d));
-      return;
-    }
+    if (const auto first = seen_.find(key); first != seen_.end())
+      return error_at(diag::kHwDuplicateKey, begin_of(entry.key), "duplicate key '" + key + "'",
+                      {{begin_of(first->second->key), "'" + key + "' first given here"}});
     seen_.emplace(key, &entry);
     dispatch(entry, split_key(key));
   }
@@ -123,9 +144,9 @@ class Checker {
       if (head == "measured" && parts[1] == "bandwidth") return assign(device_.measured_bandwidth, entry, Dimension::Bandwidth);
       const auto precision = ir::precision_from_name(parts[1]);
       if (!precision)
-        return error(entry.key, "unknown precision '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
-                                    ir::precision_names() +
-                                    (head == "measured" ? std::string(", or 'measured.bandwidth'") : std::string()));
+        return error(diag::kHwUnknownKey, entry.key, "unknown precision '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
+                                                         ir::precision_names() +
+                                                         (head == "measured" ? std::string(", or 'measured.bandwidth'") : std::string()));
       auto& table = head == "peak" ? device_.vector_peak : head == "matrix" ? device_.matrix_peak : device_.measured_peak;
       if (auto f = figure(entry, Dimension::Rate)) table[*precision] = *f;
       return;
@@ -152,36 +173,37 @@ class Checker {
       return parts[1] == "first_touch" ? assign(device_.first_touch, entry, Dimension::Bandwidth)
                                        : assign(device_.mmap_threshold, entry, Dimension::Size);
     }
-    const std::string hint = closest_name(entry.key.text, spelled_keys(parts));
-    error(entry.key, "unknown key '" + entry.key.text + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                         "; expected one of " + std::string(kAllowedKeys));
+    // Did-you-mean costs a comparison with every key: made only for an error that is shown.
+    const std::string hint = shows_more() ? closest_name(entry.key.text, spelled_keys(parts)) : std::string();
+    error(diag::kHwUnknownKey, entry.key, "unknown key '" + entry.key.text + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                                              "; expected one of " + std::string(kAllowedKeys));
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.
   void sticky_source(const ast::Entry& entry) {
     if (auto text = expect_text(entry, "source = \"NVIDIA A100 datasheet (2021)\"")) {
-      if (text->empty()) return error(boost::get<ast::Text>(entry.value.get()), "empty source; say where the figures below come from");
+      if (text->empty()) return error(diag::kHwValue, boost::get<ast::Text>(entry.value.get()), "empty source; say where the figures below come from");
       sticky_ = *text;
     }
   }
 
   std::optional<std::string> expect_text(const ast::Entry& entry, std::string_view example) {
     if (const auto* text = boost::get<ast::Text>(&entry.value.get())) return text->text;
-    error_value(entry.value, "expected a \"string\", as in '" + std::string(example) + "'");
+    error_value(diag::kHwValue, entry.value, "expected a \"string\", as in '" + std::string(example) + "'");
     return std::nullopt;
   }
 
-  void error_value(const ast::Value& value, std::string message) {
+  void error_value(std::string_view id, const ast::Value& value, std::string message) {
     const x3::position_tagged& node = boost::apply_visitor(
         [](const auto& v) -> const x3::position_tagged& { return v; }, value.get());
-    error(node, std::move(message));
+    error(id, node, std::move(message));
   }
 
   void kind(const ast::Entry& entry) {
     has_kind_ = true;  // even a wrong kind: one error for it, not a second "no kind"
     const auto* word = boost::get<ast::Word>(&entry.value.get());
     const auto kind = word ? ir::device_kind_from_name(word->text) : std::nullopt;
-    if (!kind) return error_value(entry.value, "expected a device kind: one of " + std::string(kKinds));
+    if (!kind) return error_value(diag::kHwValue, entry.value, "expected a device kind: one of " + std::string(kKinds));
     device_.kind = *kind;
   }
 
@@ -190,7 +212,7 @@ class Checker {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     const double v = quantity ? quantity->number : 0.0;
     if (!quantity || quantity->unit || !(v >= 1.0) || v != std::floor(v) || v > 1e6) {
-      error_value(entry.value, expected);
+      error_value(diag::kHwValue, entry.value, expected);
       return std::nullopt;
     }
     auto source = source_of(entry);
@@ -202,7 +224,7 @@ class Checker {
   std::optional<ir::Figure> figure(const ast::Entry& entry, Dimension dimension) {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     if (!quantity) {
-      error_value(entry.value, "'" + entry.key.text + "' takes " + expected(dimension));
+      error_value(diag::kHwValue, entry.value, "'" + entry.key.text + "' takes " + expected(dimension));
       return std::nullopt;
     }
     const auto value = checked(*quantity, entry.key.text, dimension);
@@ -220,8 +242,8 @@ class Checker {
   std::optional<std::string> source_of(const ast::Entry& entry) {
     std::string source = entry.source ? entry.source->text : sticky_;
     if (source.empty()) {
-      error(entry.key, "figure '" + entry.key.text +
-                           "' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it");
+      error(diag::kHwNoSource, entry.key, "figure '" + entry.key.text +
+                                              "' has no source; add 'source \"...\"' after it or a 'source = \"...\"' line above it");
       return std::nullopt;
     }
     return source;
@@ -234,7 +256,7 @@ class Checker {
     double scale = 1.0;
     if (!quantity.unit) {
       if (dimension != Dimension::Fraction) {
-        error_at(end_of(quantity), "missing unit: '" + key + "' takes " + expected);
+        error_at(diag::kHwUnit, end_of(quantity), "missing unit: '" + key + "' takes " + expected);
         return std::nullopt;
       }
     } else {
@@ -242,38 +264,38 @@ class Checker {
       const auto unit = parse_unit(spelled);
       if (!unit) {
         const std::string hint = suggest_unit(spelled);
-        error(*quantity.unit, "unknown unit '" + spelled + "'" +
-                                   (hint.empty() ? "; '" + key + "' takes " + expected
-                                                 : "; did you mean '" + hint + "'?"));
+        error(diag::kHwUnit, *quantity.unit, "unknown unit '" + spelled + "'" +
+                                                  (hint.empty() ? "; '" + key + "' takes " + expected
+                                                                : "; did you mean '" + hint + "'?"));
         return std::nullopt;
       }
       if (unit->dimension != dimension) {
-        error(*quantity.unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
-                                   key + "' takes " + expected);
+        error(diag::kHwUnit, *quantity.unit, "'" + spelled + "' is " + std::string(dimension_noun(unit->dimension)) + ", but '" +
+                                                  key + "' takes " + expected);
         return std::nullopt;
       }
       scale = unit->scale;
     }
     const double value = quantity.number * scale;
     if (!std::isfinite(quantity.number)) {
-      error(quantity, "'" + key + "' must be a finite number (a double holds up to 1.8e308), found " +
-                          format_number(quantity.number));
+      error(diag::kHwRange, quantity, "'" + key + "' must be a finite number (a double holds up to 1.8e308), found " +
+                                          format_number(quantity.number));
       return std::nullopt;
     }
     if (!std::isfinite(value)) {
       // Finite as written, not once its unit is applied (1e300 PiB): checked after the scaling.
-      error(quantity, "'" + key + "' overflows a double once its unit is applied (" + format_number(quantity.number) +
-                           " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
+      error(diag::kHwRange, quantity, "'" + key + "' overflows a double once its unit is applied (" + format_number(quantity.number) +
+                                           " x " + format_number(scale) + " is beyond a double); expected a plausible figure");
       return std::nullopt;
     }
     if (value <= 0.0) {
-      error(quantity, "'" + key + "' must be positive, found " + format_number(quantity.number));
+      error(diag::kHwRange, quantity, "'" + key + "' must be positive, found " + format_number(quantity.number));
       return std::nullopt;
     }
     if (dimension == Dimension::Fraction && value > 1.0) {
-      error(quantity, "'" + key + "' is a fraction of peak in (0, 1], found " +
-                           format_number(quantity.number) + (quantity.unit ? " %" : "") +
-                           "; write '0.7' or '70 %'");
+      error(diag::kHwRange, quantity, "'" + key + "' is a fraction of peak in (0, 1], found " +
+                                           format_number(quantity.number) + (quantity.unit ? " %" : "") +
+                                           "; write '0.7' or '70 %'");
       return std::nullopt;
     }
     return value;
@@ -299,7 +321,7 @@ class Checker {
     if (n == 2 && what == "family") {
       const auto* word = boost::get<ast::Word>(&entry.value.get());
       if (!word) {
-        error_value(entry.value, "'arch.family' takes a word naming the architecture, e.g. ampere");
+        error_value(diag::kHwValue, entry.value, "'arch.family' takes a word naming the architecture, e.g. ampere");
       } else {
         arch().family = word->text;
       }
@@ -325,8 +347,8 @@ class Checker {
     if (n == 3 && (what == "vector" || what == "matrix")) {
       const auto precision = ir::precision_from_name(parts[2]);
       if (!precision) {
-        error(entry.key, "unknown precision '" + parts[2] + "' in '" + entry.key.text + "'; expected one of " +
-                             ir::precision_names());
+        error(diag::kHwUnknownKey, entry.key, "unknown precision '" + parts[2] + "' in '" + entry.key.text + "'; expected one of " +
+                                                  ir::precision_names());
         return true;
       }
       if (auto f = figure(entry, Dimension::PerClock))
@@ -352,18 +374,18 @@ class Checker {
   void ppp(const ast::Entry& entry, const std::vector<std::string>& parts) {
     const auto op_class = ir::op_class_from_name(parts[1]);
     if (!op_class)
-      return error(entry.key, "unknown op class '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
-                                  ir::op_class_names());
+      return error(diag::kHwUnknownKey, entry.key, "unknown op class '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
+                                                       ir::op_class_names());
     std::optional<ir::Pass> pass;
     if (parts.size() == 4) {
       pass = ir::pass_from_name(parts[2]);
       if (!pass)
-        return error(entry.key, "unknown pass '" + parts[2] + "' in '" + entry.key.text +
-                                    "'; expected forward, backward or forward_train");
+        return error(diag::kHwUnknownKey, entry.key, "unknown pass '" + parts[2] + "' in '" + entry.key.text +
+                                                         "'; expected forward, backward or forward_train");
     }
     const std::string& what = parts.back();
     if (what != "compute" && what != "memory")
-      return error(entry.key, "'" + entry.key.text + "' must end in '.compute' or '.memory'");
+      return error(diag::kHwUnknownKey, entry.key, "'" + entry.key.text + "' must end in '.compute' or '.memory'");
     const bool compute = what == "compute";
     if (const auto* curve = boost::get<ast::Curve>(&entry.value.get())) {
       if (auto c = size_curve(entry, *curve, compute ? Dimension::Work : Dimension::Size)) {
@@ -389,8 +411,8 @@ class Checker {
         continue;
       }
       if (!out.points.empty() && !(*size > out.points.back().size)) {
-        error(point.size, "the sizes of '" + entry.key.text + "' must increase from point to point; " +
-                              format_number(*size) + " follows " + format_number(out.points.back().size));
+        error(diag::kHwRange, point.size, "the sizes of '" + entry.key.text + "' must increase from point to point; " +
+                                              format_number(*size) + " follows " + format_number(out.points.back().size));
         ok = false;
         continue;
       }
@@ -407,7 +429,7 @@ class Checker {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     const double n = quantity ? quantity->number : 0.0;
     if (!quantity || quantity->unit || !(n >= 1.0) || n != std::floor(n) || n > 1e6)
-      return error_value(entry.value, "'" + entry.key.text + "' takes a whole number of devices, at least 1 (e.g. 8)");
+      return error_value(diag::kHwValue, entry.value, "'" + entry.key.text + "' takes a whole number of devices, at least 1 (e.g. 8)");
     slot = static_cast<int>(n);
     where = &entry;
   }
@@ -416,20 +438,20 @@ class Checker {
   // system.interconnect and system.node_interconnect: the name of a declared link.
   void interconnect(const ast::Entry& entry, std::string& slot, const ast::Word*& where) {
     const auto* word = boost::get<ast::Word>(&entry.value.get());
-    if (!word) return error_value(entry.value, "'" + entry.key.text + "' takes the name of a link, e.g. nvlink");
+    if (!word) return error_value(diag::kHwValue, entry.value, "'" + entry.key.text + "' takes the name of a link, e.g. nvlink");
     slot = word->text;
     where = word;
   }
 
   // Checks that need the whole file: the kind, links complete, the interconnect declared.
   void finish(const ast::Device& ast) {
-    if (!has_kind_ && errors_.size() < kMaxErrors)
-      error(ast, "the device has no 'kind = ...'; expected one of " + std::string(kKinds));
+    if (!has_kind_)
+      error(diag::kHwIncomplete, ast, "the device has no 'kind = ...'; expected one of " + std::string(kKinds));
     std::string declared;
     for (auto& [name, pending] : links_) {
       declared += (declared.empty() ? "" : ", ") + name;
       if (!pending.bandwidth) {
-        error(pending.first->key, "link '" + name + "' has no bandwidth; add 'link." + name + ".bandwidth = ...'");
+        error(diag::kHwIncomplete, pending.first->key, "link '" + name + "' has no bandwidth; add 'link." + name + ".bandwidth = ...'");
         continue;
       }
       device_.links[name] = ir::Link{*pending.bandwidth, pending.latency, pending.efficiency};
@@ -437,33 +459,35 @@ class Checker {
     for (const auto& [word, key] : {std::pair{interconnect_word_, "system.interconnect"},
                                     std::pair{node_interconnect_word_, "system.node_interconnect"}})
       if (word && !links_.count(word->text))
-        error(*word, "'" + std::string(key) + "' names link '" + word->text + "', which the device does not declare" +
-                         (declared.empty() ? std::string("; declare 'link.") + word->text + ".bandwidth = ...'"
-                                           : "; declared links: " + declared));
+        error(diag::kHwIncomplete, *word, "'" + std::string(key) + "' names link '" + word->text + "', which the device does not declare" +
+                                              (declared.empty() ? std::string("; declare 'link.") + word->text + ".bandwidth = ...'"
+                                                                : "; declared links: " + declared));
     // A cluster: whole nodes, each joined inside by its own link.
     if (node_size_entry_) {
       if (!node_interconnect_word_)
-        error(node_size_entry_->key, "nodes of " + std::to_string(device_.node_size) +
-                                         " devices need 'system.node_interconnect = LINK' to say how a node's devices are joined");
+        error(diag::kHwIncomplete, node_size_entry_->key, "nodes of " + std::to_string(device_.node_size) +
+                                                              " devices need 'system.node_interconnect = LINK' to say how a node's devices are joined");
       if (device_.count % device_.node_size != 0)
-        error(node_size_entry_->key, "'system.count' (" + std::to_string(device_.count) + ") is not a whole number of nodes of " +
-                                         std::to_string(device_.node_size) + " devices");
+        error(diag::kHwIncomplete, node_size_entry_->key, "'system.count' (" + std::to_string(device_.count) + ") is not a whole number of nodes of " +
+                                                              std::to_string(device_.node_size) + " devices");
     } else if (node_interconnect_word_) {
-      error(*node_interconnect_word_, "'system.node_interconnect' needs 'system.node_size = N' (devices per node)");
+      error(diag::kHwIncomplete, *node_interconnect_word_, "'system.node_interconnect' needs 'system.node_size = N' (devices per node)");
     }
-    if (arch_entry_ && errors_.empty() && (!has_units_ || !has_clock_))
-      error(arch_entry_->key, "a microarchitecture needs 'arch.units = N' and 'arch.clock = F' (the clock its peaks assume)");
-    if (allocator_entry_ && errors_.empty() && !device_.first_touch != !device_.mmap_threshold)
-      error(allocator_entry_->key, "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'");
+    if (arch_entry_ && error_count_ == 0 && (!has_units_ || !has_clock_))
+      error(diag::kHwIncomplete, arch_entry_->key, "a microarchitecture needs 'arch.units = N' and 'arch.clock = F' (the clock its peaks assume)");
+    if (allocator_entry_ && error_count_ == 0 && !device_.first_touch != !device_.mmap_threshold)
+      error(diag::kHwIncomplete, allocator_entry_->key, "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'");
     if (device_.count > 1 && !interconnect_word_)
-      error(count_entry_->key, "a system of " + std::to_string(device_.count) +
-                                   " devices needs 'system.interconnect = LINK' to say how they are joined");
+      error(diag::kHwIncomplete, count_entry_->key, "a system of " + std::to_string(device_.count) +
+                                                        " devices needs 'system.interconnect = LINK' to say how they are joined");
   }
 
   const parser::position_cache& positions_;
   const Locator& locator_;
   ir::Device device_;
-  std::vector<Diagnostic> errors_;
+  std::vector<Found> found_;
+  std::size_t error_count_ = 0;
+  bool whole_file_ = false;   // in finish(): every error is kept, to be sorted
   std::string sticky_;
   std::map<std::string, const ast::Entry*> seen_;
   std::map<std::string, PendingLink> links_;

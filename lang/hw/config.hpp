@@ -1,5 +1,5 @@
 // The one place that fixes the iterator, skipper and context types of the `.hw` grammar. The
-// context must be exactly the one parse_syntax() builds, or BOOST_SPIRIT_INSTANTIATE's symbol and
+// context must be exactly the one parse_device() builds, or BOOST_SPIRIT_INSTANTIATE's symbol and
 // the call site disagree and linking fails.
 #pragma once
 
@@ -23,11 +23,11 @@ using position_cache = x3::position_cache<std::vector<iterator_type>>;
 inline const auto skipper = x3::standard::char_(" \t\r\n\f\v") | (x3::lit('#') >> *(x3::standard::char_ - x3::eol));
 using skipper_type = std::remove_cv_t<decltype(skipper)>;
 
-// Our own tag (not x3::error_handler_tag): errors are reported by catching expectation_failure, and
-// the context only needs to carry the position cache that annotates the AST.
-struct position_cache_tag;
+// Our own tag (not x3::error_handler_tag): the context carries the parse's state (recovery.hpp), the
+// position cache that annotates the AST and the syntax errors the entries recovered from.
+class ParseState;
+struct parse_state_tag;
 using phrase_context_type = x3::phrase_parse_context<skipper_type>::type;
-using context_type =
-    x3::context<position_cache_tag, std::reference_wrapper<position_cache>, phrase_context_type>;
+using context_type = x3::context<parse_state_tag, std::reference_wrapper<ParseState>, phrase_context_type>;
 
 }  // namespace ridge::lang::hw::parser

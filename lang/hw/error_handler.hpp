@@ -1,5 +1,5 @@
 // Turning positions in the text into clang-style diagnostics: the syntax errors X3 throws
-// (expectation_failure) and the checks' errors both go through Locator.
+// (expectation_failure, or recorded by recovery.hpp) and the checks' errors both go through Locator.
 #pragma once
 
 #include "lang/diagnostics.hpp"
@@ -22,10 +22,11 @@ class Locator {
   const std::string& text() const { return text_; }
   const std::string& file() const { return map_.file(); }
 
-  // A diagnostic at `where`, with the source line and the column (1-based, in bytes).
-  Diagnostic error(iterator where, std::string message) const {
-    return map_.diagnostic(static_cast<std::size_t>(where - text_.begin()), std::move(message));
+  // A diagnostic of kind `id` at `where`, with the source line and the column (1-based, in bytes).
+  Diagnostic error(iterator where, std::string_view id, std::string message) const {
+    return map_.diagnostic(offset(where), id, std::move(message));
   }
+  Note note(iterator where, std::string message) const { return map_.note(offset(where), std::move(message)); }
 
   // The first token at or after `where`: X3 reports a failed expectation where the previous token
   // ended, but the reader wants the caret under what is wrong. At the end of the file there is no
@@ -45,6 +46,7 @@ class Locator {
   }
 
  private:
+  std::size_t offset(iterator where) const { return static_cast<std::size_t>(where - text_.begin()); }
   iterator skipped(iterator where) const {
     x3::skip_over(where, text_.end(), x3::make_context<x3::skipper_tag>(parser::skipper));
     return where;
@@ -71,23 +73,24 @@ inline std::string describe_byte(unsigned char c) {
   return out;
 }
 
-inline Diagnostic expectation_diagnostic(const x3::expectation_failure<parser::iterator_type>& e,
-                                         const Locator& locator) {
+// "expected WHICH, found ...": a syntax error where X3's expectation `which` failed at `where`.
+inline Diagnostic syntax_diagnostic(parser::iterator_type where, const std::string& which, const Locator& locator) {
   const auto end = locator.text().end();
-  const std::string message = "expected " + e.which();
+  const std::string message = "expected " + which;
+  const auto error = [&](parser::iterator_type at, const std::string& found) {
+    return locator.error(at, diag::kHwSyntax, message + ", found " + found);
+  };
   // Inside a string nothing is skipped: point at the very character (an unterminated string is
   // reported where its line ends).
-  const bool in_string = e.which().find("close the string") != std::string::npos ||
-                         e.which().find("an escape") != std::string::npos;
+  const bool in_string = which.find("close the string") != std::string::npos || which.find("an escape") != std::string::npos;
   if (in_string) {
-    if (e.where() == end) return locator.error(e.where(), message + ", found the end of the file");
-    if (*e.where() == '\n' || *e.where() == '\r') return locator.error(e.where(), message + ", found the end of the line");
-    return locator.error(e.where(), message + ", found " + describe_byte(static_cast<unsigned char>(*e.where())));
+    if (where == end) return error(where, "the end of the file");
+    if (*where == '\n' || *where == '\r') return error(where, "the end of the line");
+    return error(where, describe_byte(static_cast<unsigned char>(*where)));
   }
-  if (locator.next_token_is_end(e.where()))
-    return locator.error(locator.last_token_end(), message + ", found the end of the file");
-  const auto where = locator.next_token(e.where());
-  return locator.error(where, message + ", found " + describe_byte(static_cast<unsigned char>(*where)));
+  if (locator.next_token_is_end(where)) return error(locator.last_token_end(), "the end of the file");
+  const auto at = locator.next_token(where);
+  return error(at, describe_byte(static_cast<unsigned char>(*at)));
 }
 
 }  // namespace ridge::lang::hw

@@ -1,14 +1,16 @@
-// The `.hw` grammar (see lang/LANGUAGE.md, section `.hw`). Included only by grammar.cpp.
+// The `.hw` grammar (see docs/language.md, section `.hw`). Included only by grammar.cpp.
 //
 // Shape: `device "NAME" { KEY = VALUE [source "TEXT"] ... }`. Once a construct has started (the
 // `device` keyword, a key, an opening quote) the rest is expected with `>`, so a mistake is reported
-// where it is, with what was expected, rather than as a bare "parse failed".
+// where it is, with what was expected, rather than as a bare "parse failed". An entry that fails is
+// recorded and skipped (recovery.hpp), so every entry's mistake is reported, not only the first.
 #pragma once
 
 #include "lang/hw/ast.hpp"
 #include "lang/hw/ast_adapted.hpp"
 #include "lang/hw/config.hpp"
 #include "lang/hw/grammar.hpp"
+#include "lang/hw/recovery.hpp"
 
 #include <boost/spirit/home/x3.hpp>
 
@@ -31,7 +33,16 @@ const auto alnum = char_("a-zA-Z0-9");
 struct annotate_position {
   template <class T, class Iterator, class Context>
   void on_success(const Iterator& first, const Iterator& last, T& node, const Context& context) const {
-    x3::get<position_cache_tag>(context).get().annotate(node, first, last);
+    x3::get<parse_state_tag>(context).get().positions().annotate(node, first, last);
+  }
+};
+
+// The rule that recovers from a syntax error inside it: the error is recorded and parsing goes on
+// after the failed entry (ParseState::recover).
+struct recovering {
+  template <class Iterator, class Exception, class Context>
+  x3::error_handler_result on_error(Iterator& first, const Iterator&, const Exception& x, const Context& context) const {
+    return x3::get<parse_state_tag>(context).get().recover(first, x.where(), x.which());
   }
 };
 
@@ -75,6 +86,7 @@ struct value_class;
 struct key_text_class;
 struct key_class : annotate_position {};
 struct entry_class : annotate_position {};
+struct entry_item_class : recovering {};
 struct device_class : annotate_position {};
 struct source_tail_class;
 struct escape_class;
@@ -99,7 +111,9 @@ const x3::rule<value_class, ast::Value> value =
     "('[1 GFLOP: 0.6, 16 GFLOP: 0.9]')";
 const x3::rule<key_text_class, std::string> key_text = "a key such as 'peak.fp32'";
 const x3::rule<key_class, ast::Key> key = "a key such as 'peak.fp32'";
-const x3::rule<entry_class, ast::Entry> entry = "an entry 'KEY = VALUE'";
+// An entry is tried where the device could also close, so what it expects is either.
+const x3::rule<entry_class, ast::Entry> entry = "a key such as 'peak.fp32', or '}' to close the device";
+const x3::rule<entry_item_class, ast::Entry> entry_item = "a key such as 'peak.fp32', or '}' to close the device";
 const x3::rule<device_class, ast::Device> device = "a device declaration 'device \"NAME\" { ... }'";
 const x3::rule<source_tail_class, ast::Text> source_tail = "source \"TEXT\"";
 const x3::rule<escape_class, char> escape = "an escape: \\\" \\\\ \\n or \\t";
@@ -144,13 +158,16 @@ const auto key_text_def = lexeme[identifier >> *(char_('.') > identifier)];
 const auto key_def = key_text;
 const auto source_tail_def = kw_source >> !lit('=') > text;
 const auto entry_def = key > '=' > value > -source_tail;
+// What is not an entry is a syntax error inside the item (x3::expect), so the item's recovery catches
+// it too ("@@@" on a line of its own); the lookaheads leave the '}' and the end of the file to the device.
+const auto entry_item_def = x3::expect[entry];
 
 const auto close_brace_def = lit('}');
-const auto device_def = kw_device > text > '{' > *entry > close_brace;
+const auto device_def = kw_device > text > '{' > *(!lit('}') >> !x3::eoi >> entry_item) > close_brace;
 const auto end_of_input_def = x3::eoi;
 const auto file_def = x3::eps > device > end_of_input;
 
-BOOST_SPIRIT_DEFINE(identifier, unit_text, unit, quantity, text, word, curve_point, curve_points, curve, close_bracket, value, key_text, key, string_literal, entry, device,
+BOOST_SPIRIT_DEFINE(identifier, unit_text, unit, quantity, text, word, curve_point, curve_points, curve, close_bracket, value, key_text, key, string_literal, entry, entry_item, device,
                     source_tail, escape, close_quote, close_brace, end_of_input, file)
 
 }  // namespace ridge::lang::hw::parser

@@ -111,10 +111,10 @@ Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& pa
     if (a.keyword) {
       const auto p = std::find_if(params.begin(), params.end(), [&](const ParamSpec& q) { return q.name == *a.keyword; });
       if (p == params.end())
-        fail(*a.at, "'" + std::string(callee) + "' has no argument '" + *a.keyword + "'; expected " +
-                        signature(callee, params, variadic));
+        fail(*a.at, diag::kNetArgument, "'" + std::string(callee) + "' has no argument '" + *a.keyword + "'; expected " +
+                                            signature(callee, params, variadic));
       if (b.find(*a.keyword))
-        fail(*a.at, "argument '" + *a.keyword + "' of '" + std::string(callee) + "' is given twice");
+        fail(*a.at, diag::kNetArgument, "argument '" + *a.keyword + "' of '" + std::string(callee) + "' is given twice");
       b.args.emplace_back(p->name, std::move(a));
       continue;
     }
@@ -123,17 +123,17 @@ Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& pa
       continue;
     }
     if (positional >= params.size())
-      fail(*a.at, "'" + std::string(callee) + "' takes at most " + std::to_string(params.size()) +
-                      " argument(s), got more; expected " + signature(callee, params, variadic));
+      fail(*a.at, diag::kNetArgument, "'" + std::string(callee) + "' takes at most " + std::to_string(params.size()) +
+                                          " argument(s), got more; expected " + signature(callee, params, variadic));
     const std::string_view name = params[positional++].name;
-    if (b.find(name)) fail(*a.at, "argument '" + std::string(name) + "' of '" + std::string(callee) + "' is given twice");
+    if (b.find(name)) fail(*a.at, diag::kNetArgument, "argument '" + std::string(name) + "' of '" + std::string(callee) + "' is given twice");
     b.args.emplace_back(name, std::move(a));
   }
   for (const auto& p : params) {
     if (b.find(p.name)) continue;
     if (p.required)
-      fail(at, "'" + std::string(callee) + "' needs argument '" + std::string(p.name) + "'; expected " +
-                   signature(callee, params, variadic));
+      fail(at, diag::kNetArgument, "'" + std::string(callee) + "' needs argument '" + std::string(p.name) + "'; expected " +
+                                       signature(callee, params, variadic));
     b.args.emplace_back(p.name, Arg{{}, p.fallback, &at});
   }
   return b;
@@ -141,7 +141,7 @@ Bound Elaborator::bind(std::string_view callee, const std::vector<ParamSpec>& pa
 
 double Elaborator::to_number(const Arg& a, std::string_view what) const {
   if (a.value.kind != Value::Kind::Number)
-    fail(*a.at, "expected a number for " + std::string(what) + ", got " + describe(a.value));
+    fail(*a.at, diag::kNetType, "expected a number for " + std::string(what) + ", got " + describe(a.value));
   return a.value.number;
 }
 
@@ -149,31 +149,31 @@ std::int64_t Elaborator::to_int(const Arg& a, std::string_view what) const {
   const double v = to_number(a, what);
   // 2^53: beyond it doubles skip integers, and far beyond every size the IR accepts anyway.
   if (!std::isfinite(v) || std::fabs(v) > 9007199254740992.0)
-    fail(*a.at, "expected an integer for " + std::string(what) + ", got an absurd value (" + format_number(v) + ")");
+    fail(*a.at, diag::kNetValue, "expected an integer for " + std::string(what) + ", got an absurd value (" + format_number(v) + ")");
   if (v != std::trunc(v))
-    fail(*a.at, "expected an integer for " + std::string(what) + ", got " + format_number(v) +
-                    " (use int(), floor(), ceil(), round() or make_divisible())");
+    fail(*a.at, diag::kNetType, "expected an integer for " + std::string(what) + ", got " + format_number(v) +
+                                    " (use int(), floor(), ceil(), round() or make_divisible())");
   return static_cast<std::int64_t>(v);
 }
 
 bool Elaborator::to_bool(const Arg& a, std::string_view what) const {
   if (a.value.kind != Value::Kind::Bool)
-    fail(*a.at, "expected true or false for " + std::string(what) + ", got " + describe(a.value));
+    fail(*a.at, diag::kNetType, "expected true or false for " + std::string(what) + ", got " + describe(a.value));
   return a.value.boolean;
 }
 
 ir::LayerId Elaborator::to_tensor(const Arg& a, std::string_view what) const {
   if (a.value.kind != Value::Kind::Tensor)
-    fail(*a.at, "expected a tensor for " + std::string(what) + ", got " + describe(a.value));
+    fail(*a.at, diag::kNetType, "expected a tensor for " + std::string(what) + ", got " + describe(a.value));
   return a.value.tensor;
 }
 
 ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::LayerId> inputs, std::string name,
                                    const Tagged& at) {
-  if (!builder_) fail(at, "no tensor exists before the network's 'input'");
+  if (!builder_) fail(at, diag::kNetStructure, "no tensor exists before the network's 'input'");
   if (++layers_ > kMaxLayers)
-    fail(at, "the network has more than " + std::to_string(kMaxLayers) + " layers; expected at most " +
-                 std::to_string(kMaxLayers));
+    fail(at, diag::kNetLimit, "the network has more than " + std::to_string(kMaxLayers) + " layers; expected at most " +
+                                  std::to_string(kMaxLayers));
   // Formatted once per construct, not per layer: a block called 80 times makes its layers from the
   // same few constructs.
   auto [it, fresh] = origins_.try_emplace(&at);
@@ -182,7 +182,7 @@ ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::L
   try {
     return builder_->layer(op, std::move(attrs), std::move(inputs), std::move(name));
   } catch (const std::exception& e) {   // BuildError, ir::ShapeError
-    fail(at, e.what());
+    fail(at, diag::kNetShape, e.what());
   }
 }
 
@@ -212,7 +212,7 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
           inputs.push_back(input(r));
         }
       }
-      if (inputs.empty()) fail(at, "'" + std::string(name) + "' needs at least one tensor; expected " + std::string(name) + "(a, b, ...)");
+      if (inputs.empty()) fail(at, diag::kNetArgument, "'" + std::string(name) + "' needs at least one tensor; expected " + std::string(name) + "(a, b, ...)");
       continue;
     }
     const Arg& arg = b[p.name];
@@ -255,7 +255,7 @@ std::optional<Value> Elaborator::call_op(std::string_view name, const ast::Call&
       case ir::ParamKind::Ints: given.set(p.name, to_ints(arg, what, p.kind == ir::ParamKind::Ints)); break;
       case ir::ParamKind::Word:
         if (arg.value.kind != Value::Kind::Text)
-          fail(*arg.at, "expected a word in quotes for " + what + ", got " + describe(arg.value));
+          fail(*arg.at, diag::kNetType, "expected a word in quotes for " + what + ", got " + describe(arg.value));
         given.set(p.name, arg.value.word());
         break;
       case ir::ParamKind::Weights: given.set(p.name, static_cast<std::int64_t>(to_tensor(arg, what))); break;
@@ -275,8 +275,8 @@ ir::AttrValue Elaborator::to_ints(const Arg& a, const std::string& what, bool li
     return v;
   }
   if (a.value.kind != Value::Kind::Number)
-    fail(*a.at, "expected " + std::string(list ? "a list of integers" : "an integer or a list of integers") + " for " + what +
-                    ", got " + describe(a.value));
+    fail(*a.at, diag::kNetType, "expected " + std::string(list ? "a list of integers" : "an integer or a list of integers") + " for " + what +
+                                    ", got " + describe(a.value));
   return to_int(a, what);
 }
 
@@ -288,7 +288,7 @@ Value Elaborator::call_split(const ast::Call& c, std::vector<Arg> args, const st
   const std::int64_t rank = static_cast<std::int64_t>(s.size());
   std::int64_t axis = to_int(b["axis"], "'axis' of 'split'");
   if (axis < -rank || axis >= rank)
-    fail(*b["axis"].at, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
+    fail(*b["axis"].at, diag::kNetValue, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
   if (axis < 0) axis += rank;
   const std::int64_t n = s[static_cast<std::size_t>(axis)];
   std::vector<std::int64_t> sizes;
@@ -297,17 +297,17 @@ Value Elaborator::call_split(const ast::Call& c, std::vector<Arg> args, const st
     std::int64_t total = 0;
     for (const auto& v : chunks.value.items) {
       sizes.push_back(to_int(Arg{{}, v, chunks.at}, "a size of 'split'"));
-      if (sizes.back() < 1) fail(*chunks.at, "split sizes must be positive");
+      if (sizes.back() < 1) fail(*chunks.at, diag::kNetValue, "split sizes must be positive");
       total += sizes.back();
       if (total > n) break;
     }
     if (total != n)
-      fail(*chunks.at, "split sizes add up to " + std::string(total > n ? "more than " : "") + std::to_string(total) +
-                           ", but axis " + std::to_string(axis) + " of " + ir::to_string(s) + " has " + std::to_string(n));
+      fail(*chunks.at, diag::kNetValue, "split sizes add up to " + std::string(total > n ? "more than " : "") + std::to_string(total) +
+                                            ", but axis " + std::to_string(axis) + " of " + ir::to_string(s) + " has " + std::to_string(n));
   } else {
     // torch.chunk: pieces of ceil(n / chunks), the last one smaller (and fewer pieces if need be).
     const std::int64_t k = to_int(chunks, "'chunks' of 'split'");
-    if (k < 1 || k > n) fail(*chunks.at, "cannot split " + std::to_string(n) + " into " + std::to_string(k) + " chunks");
+    if (k < 1 || k > n) fail(*chunks.at, diag::kNetValue, "cannot split " + std::to_string(n) + " into " + std::to_string(k) + " chunks");
     const std::int64_t piece = (n + k - 1) / k;
     for (std::int64_t start = 0; start < n; start += piece) sizes.push_back(std::min(piece, n - start));
   }
@@ -330,7 +330,7 @@ std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::
   const std::string n(name);
   if (name == "min" || name == "max") {
     const Bound b = bind(name, {}, true, std::move(args), at);
-    if (b.rest.empty()) fail(at, "'" + n + "' needs at least one number; expected " + n + "(a, b, ...)");
+    if (b.rest.empty()) fail(at, diag::kNetArgument, "'" + n + "' needs at least one number; expected " + n + "(a, b, ...)");
     double v = to_number(b.rest.front(), "an argument of '" + n + "'");
     for (const auto& r : b.rest) {
       const double x = to_number(r, "an argument of '" + n + "'");
@@ -351,7 +351,7 @@ std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::
     const Bound b = bind(name, {{"v", true}, {"divisor", true}, {"min_value", false}}, false, std::move(args), at);
     const double v = to_number(b["v"], "'v' of 'make_divisible'");
     const std::int64_t divisor = to_int(b["divisor"], "'divisor' of 'make_divisible'");
-    if (divisor < 1) fail(*b["divisor"].at, "'divisor' of 'make_divisible' must be at least 1");
+    if (divisor < 1) fail(*b["divisor"].at, diag::kNetValue, "'divisor' of 'make_divisible' must be at least 1");
     const double min_value = b["min_value"].value.kind == Value::Kind::None
                                  ? static_cast<double>(divisor)
                                  : to_number(b["min_value"], "'min_value' of 'make_divisible'");
@@ -368,8 +368,8 @@ std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::
     const ir::Shape& s = shape(to_tensor(b["t"], "the argument of '" + n + "'"));
     const std::size_t axis = name == "channels" ? 0 : name == "height" ? 1 : 2;
     if (axis >= s.size())
-      fail(*b["t"].at, "'" + n + "' needs a tensor with at least " + std::to_string(axis + 1) + " dimensions, got " +
-                           ir::to_string(s));
+      fail(*b["t"].at, diag::kNetShape, "'" + n + "' needs a tensor with at least " + std::to_string(axis + 1) + " dimensions, got " +
+                                            ir::to_string(s));
     return Value::of_number(static_cast<double>(s[axis]));
   }
   if (name == "dim") {
@@ -378,7 +378,7 @@ std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::
     const auto rank = static_cast<std::int64_t>(s.size());
     std::int64_t axis = to_int(b["axis"], "'axis' of 'dim'");
     if (axis < -rank || axis >= rank)
-      fail(*b["axis"].at, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
+      fail(*b["axis"].at, diag::kNetValue, "axis " + std::to_string(axis) + " is out of range for " + ir::to_string(s));
     if (axis < 0) axis += rank;
     return Value::of_number(static_cast<double>(s[static_cast<std::size_t>(axis)]));
   }
@@ -386,7 +386,7 @@ std::optional<Value> Elaborator::call_builtin(std::string_view name, const ast::
   const Bound b = bind(name, {{"l", true}}, false, std::move(args), at);
   const Arg& l = b["l"];
   if (l.value.kind != Value::Kind::List && l.value.kind != Value::Kind::Tuple)
-    fail(*l.at, "expected a list or tuple for 'len', got " + describe(l.value));
+    fail(*l.at, diag::kNetType, "expected a list or tuple for 'len', got " + describe(l.value));
   return Value::of_number(static_cast<double>(l.value.items.size()));
 }
 

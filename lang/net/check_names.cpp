@@ -115,17 +115,17 @@ void Elaborator::check_block_names() {
         if (defined.count(id.name) || e.globals_.contains(id.name)) return;
         if (e.is_callable(id.name)) return;   // the elaborator explains a function used as a value
         if (!unknown_names.insert(id.name).second) return;
-        if (!e.shows_more()) return e.report(id, "unknown name");   // counted, never shown
-        std::vector<std::string> known(defined.begin(), defined.end());
+        if (!e.shows_more()) return e.report(id, diag::kNetUnknownName, "unknown name");   // counted, never shown
+                               std::vector<std::string> known(defined.begin(), defined.end());
         for (std::string& k : e.globals_.names()) known.push_back(std::move(k));
         const std::string best = closest_name(id.name, known);
-        e.report(id, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+        e.report(id, diag::kNetUnknownName, "unknown name '" + id.name + "'" + where + (best.empty() ? "" : " (did you mean '" + best + "'?)"));
       }
       void call(const ast::Call& c) const {
         if (!e.is_callable(c.callee.name) && unknown_calls.insert(c.callee.name).second) {
           const std::string best = e.shows_more() ? closest_name(c.callee.name, e.callable_known()) : "";
-          e.report(c.callee, "unknown op or block '" + c.callee.name + "'" + where +
-                                 (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+          e.report(c.callee, diag::kNetUnknownOp, "unknown op or block '" + c.callee.name + "'" + where +
+                                                      (best.empty() ? "" : " (did you mean '" + best + "'?)"));
         }
         if (c.args)
           for (const auto& a : *c.args) expr(a.value.get());

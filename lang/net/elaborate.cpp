@@ -91,12 +91,12 @@ void Elaborator::check_definitions(const std::vector<const ast::Definition*>& de
   for (const auto* dp : definitions) {
     const ast::Definition& d = *dp;
     if (d.kind == "network") {
-      if (network_) report(d, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
+      if (network_) report(d, diag::kNetDefinition, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
       else network_ = &d;
     } else if (is_op_name(d.name.name) || is_builtin_name(d.name.name)) {
-      report(d.name, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
+      report(d.name, diag::kNetDefinition, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
     } else if (!blocks_.emplace(d.name.name, &d).second) {
-      report(d.name, "block '" + d.name.name + "' is defined twice");
+      report(d.name, diag::kNetDefinition, "block '" + d.name.name + "' is defined twice");
     }
   }
   // Parameters: unique names, required ones first; one error per parameter.
@@ -107,17 +107,17 @@ void Elaborator::check_definitions(const std::vector<const ast::Definition*>& de
     bool defaulted = false;
     for (const auto& p : *d.params) {
       const bool twice = !seen.insert(p.name.name).second;
-      if (twice) report(p.name, "parameter '" + p.name.name + "' is declared twice");
+      if (twice) report(p.name, diag::kNetDefinition, "parameter '" + p.name.name + "' is declared twice");
       if (p.default_value) defaulted = true;
       else if (twice) continue;
       else if (d.kind == "network")
-        report(p.name, "network parameter '" + p.name.name + "' needs a default value (" + p.name.name + " = ...)");
+        report(p.name, diag::kNetDefinition, "network parameter '" + p.name.name + "' needs a default value (" + p.name.name + " = ...)");
       else if (defaulted)
-        report(p.name, "parameter '" + p.name.name + "' has no default but follows one that has; expected parameters "
-                       "without defaults first");
+        report(p.name, diag::kNetDefinition, "parameter '" + p.name.name + "' has no default but follows one that has; expected parameters "
+                                             "without defaults first");
     }
   }
-  if (!network_) reported_.push_back({0, "expected a network definition: the file defines no 'network'"});
+  if (!network_) reported_.push_back({0, diag::kNetStructure, "expected a network definition: the file defines no 'network'"});
   stop_if_reported();
 }
 
@@ -134,14 +134,14 @@ bool is_plain_data(const Value& v) {
 void Elaborator::bind_constant(const ast::Assign& c) {
   step(c);
   for (const auto& t : c.targets) {
-    if (constants_.count(t.name)) fail(t, "file-level constant '" + t.name + "' is defined twice");
+    if (constants_.count(t.name)) fail(t, diag::kNetDefinition, "file-level constant '" + t.name + "' is defined twice");
     if (is_callable(t.name))
-      fail(t, "file-level constant '" + t.name + "' has the name of an op, block or function; choose another name");
+      fail(t, diag::kNetDefinition, "file-level constant '" + t.name + "' has the name of an op, block or function; choose another name");
   }
   Scope none;
   Value v = eval(c.value, none);
   if (!is_plain_data(v))
-    fail(c.value, "a file-level constant holds a number, a boolean or a list of them, got " + describe(v));
+    fail(c.value, diag::kNetType, "a file-level constant holds a number, a boolean or a list of them, got " + describe(v));
   assign(c, std::move(v), globals_);
   for (const auto& t : c.targets) constants_.insert(t.name);
 }
@@ -152,17 +152,17 @@ void Elaborator::assign(const ast::Assign& s, Value v, Scope& scope) {
     return;
   }
   if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List)
-    fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
-                                " names; expected a tuple (what split returns)");
+    fail(s.targets.front(), diag::kNetType, "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                                " names; expected a tuple (what split returns)");
   if (v.items.size() != s.targets.size())
-    fail(s.targets.front(), "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
-                                " names; expected as many names as values");
+    fail(s.targets.front(), diag::kNetType, "cannot unpack " + describe(v) + " into " + std::to_string(s.targets.size()) +
+                                                " names; expected as many names as values");
   for (std::size_t i = 0; i < s.targets.size(); ++i) scope[s.targets[i].name] = v.items[i];
 }
 
 Value Elaborator::index(const Value& v, const Value& i, const Tagged& base, const ast::Expr& at) const {
   if (v.kind != Value::Kind::List && v.kind != Value::Kind::Tuple)
-    fail(base, "cannot index " + describe(v) + "; expected a list or a tuple before '['");
+    fail(base, diag::kNetType, "cannot index " + describe(v) + "; expected a list or a tuple before '['");
   const std::int64_t k = to_int(Arg{{}, i, &at}, "an index");
   const auto n = static_cast<std::int64_t>(v.items.size());
   if (k < -n || k >= n) {
@@ -171,22 +171,22 @@ Value Elaborator::index(const Value& v, const Value& i, const Tagged& base, cons
     if (n == 0) message.append(" with no values");
     else message.append(" of ").append(std::to_string(n)).append(n == 1 ? " value" : " values")
                 .append("; expected ").append(std::to_string(-n)).append(" .. ").append(std::to_string(n - 1));
-    fail(at, std::move(message));
+    fail(at, diag::kNetValue, std::move(message));
   }
   return v.items[static_cast<std::size_t>(k < 0 ? k + n : k)];
 }
 
 std::size_t Elaborator::offset(const Tagged& at) const { return positions_.offset_of(at).value_or(0); }
 
-void Elaborator::fail(const Tagged& at, std::string message) const {
-  Diagnostic d = source_.diagnostic(offset(at), std::move(message));
+void Elaborator::fail(const Tagged& at, std::string_view id, std::string message) const {
+  Diagnostic d = source_.diagnostic(offset(at), id, std::move(message));
   for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
     d.notes.push_back(source_.note(offset(*it->site), "block '" + it->block->name.name + "' instantiated here"));
   throw Error({std::move(d)});
 }
 
-void Elaborator::report(const Tagged& at, std::string message) {
-  reported_.push_back({offset(at), std::move(message)});
+void Elaborator::report(const Tagged& at, std::string_view id, std::string message) {
+  reported_.push_back({offset(at), id, std::move(message)});
 }
 
 void Elaborator::stop_if_reported() {
@@ -196,14 +196,14 @@ void Elaborator::stop_if_reported() {
                    [](const Reported& a, const Reported& b) { return a.offset < b.offset; });
   std::vector<Diagnostic> shown;
   for (std::size_t i = 0; i < reported_.size() && i < kMaxErrors; ++i)
-    shown.push_back(source_.diagnostic(reported_[i].offset, std::move(reported_[i].message)));
+    shown.push_back(source_.diagnostic(reported_[i].offset, reported_[i].id, std::move(reported_[i].message)));
   throw Error(limit_errors(std::move(shown), reported_.size()));
 }
 
 void Elaborator::step(const Tagged& at) {
   if (++steps_ > kMaxSteps)
-    fail(at, "elaboration takes more than " + std::to_string(kMaxSteps) +
-                 " steps; expected a network that expands to a bounded size (do blocks call blocks many times over?)");
+    fail(at, diag::kNetLimit, "elaboration takes more than " + std::to_string(kMaxSteps) +
+                                  " steps; expected a network that expands to a bounded size (do blocks call blocks many times over?)");
 }
 
 void Elaborator::charge(const Tagged& at, std::size_t steps) {
@@ -220,20 +220,20 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
     for (const auto& p : *network.params) {
       known.insert(p.name.name);
       if (constants_.count(p.name.name))
-        fail(p.name, "network parameter '" + p.name.name + "' has the name of a file-level constant; choose another name");
+        fail(p.name, diag::kNetDefinition, "network parameter '" + p.name.name + "' has the name of a file-level constant; choose another name");
       Scope none;
       globals_[p.name.name] = eval(*p.default_value, none);
     }
   for (const auto& [name, text] : overrides) {
     if (!known.count(name) && constants_.count(name))
-      fail(network.name, "--set " + name + "=" + text + ": '" + name + "' is a file-level constant, not a parameter of "
-                         "network '" + network.name.name + "'; only network parameters can be set (make it one: network " +
-                         network.name.name + "(" + name + " = ...))");
+      fail(network.name, diag::kNetOverride, "--set " + name + "=" + text + ": '" + name + "' is a file-level constant, not a parameter of "
+                                             "network '" + network.name.name + "'; only network parameters can be set (make it one: network " +
+                                             network.name.name + "(" + name + " = ...))");
     if (!known.count(name)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(network.name, "--set " + name + "=" + text + ": network '" + network.name.name + "' has no parameter '" +
-                             name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
+      fail(network.name, diag::kNetOverride, "--set " + name + "=" + text + ": network '" + network.name.name + "' has no parameter '" +
+                                                 name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
     }
     // `wanted` rather than the structured binding: clang 14 (the fuzz build) cannot capture one.
     const std::string& wanted = name;
@@ -247,7 +247,7 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) ||
         std::isspace(static_cast<unsigned char>(text.front())))
-      fail(p.name, "--set " + name + "=" + text + ": expected a number or true/false as the value of '" + name + "'");
+      fail(p.name, diag::kNetOverride, "--set " + name + "=" + text + ": expected a number or true/false as the value of '" + name + "'");
     globals_[name] = Value::of_number(v);
   }
 }
@@ -260,12 +260,12 @@ const Value& Elaborator::lookup(const ast::Identifier& name, const Scope& scope)
   if (in_constants_ && network_->params &&
       std::any_of(network_->params->begin(), network_->params->end(),
                   [&](const ast::Param& p) { return p.name.name == name.name; }))
-    fail(name, "file-level constant uses '" + name.name + "', a parameter of network '" + network_->name.name +
-                   "'; expected numbers, booleans, lists and earlier constants (constants are set before the parameters)");
+    fail(name, diag::kNetDefinition, "file-level constant uses '" + name.name + "', a parameter of network '" + network_->name.name +
+                                         "'; expected numbers, booleans, lists and earlier constants (constants are set before the parameters)");
   if (is_callable(name.name))
-    fail(name, "'" + name.name + "' is an op, block or function, not a value; expected a call such as " + name.name +
-                   "(...) or x -> " + name.name);
-  fail(name, "unknown name '" + name.name + "'" + suggestion(name.name, known));
+    fail(name, diag::kNetType, "'" + name.name + "' is an op, block or function, not a value; expected a call such as " + name.name +
+                                   "(...) or x -> " + name.name);
+  fail(name, diag::kNetUnknownName, "unknown name '" + name.name + "'" + suggestion(name.name, known));
 }
 
 bool Elaborator::is_callable(std::string_view name) const {
@@ -284,12 +284,12 @@ ir::Network Elaborator::run() {
   const ast::Definition& net = *network_;
   Scope scope;
   const bool returned = exec(net.body, scope);
-  if (!builder_) fail(net.name, "network '" + net.name.name + "' has no 'input'; expected a statement such as "
-                                "`input x: [3, 224, 224]`");
+  if (!builder_) fail(net.name, diag::kNetStructure, "network '" + net.name.name + "' has no 'input'; expected a statement such as "
+                                                     "`input x: [3, 224, 224]`");
   if (!returned || !returned_)
-    fail(net.name, "network '" + net.name.name + "' has no 'return'; expected `return` with its output tensor");
+    fail(net.name, diag::kNetStructure, "network '" + net.name.name + "' has no 'return'; expected `return` with its output tensor");
   if (returned_->kind != Value::Kind::Tensor)
-    fail(net.name, "network '" + net.name.name + "' returns " + describe(*returned_) + "; expected a tensor");
+    fail(net.name, diag::kNetStructure, "network '" + net.name.name + "' returns " + describe(*returned_) + "; expected a tensor");
   ir::Network out = builder_->finish(returned_->tensor);
   out.layers.front().origin = input_origin_;
   return out;
@@ -313,17 +313,17 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
 
     void operator()(const ast::Input& s) const {
       e.step(s);
-      if (!e.stack_.empty()) e.fail(s, "'input' belongs in the network, not in block '" + e.stack_.back().block->name.name + "'");
-      if (e.builder_) e.fail(s, "the network already has an input; expected one 'input' statement");
+      if (!e.stack_.empty()) e.fail(s, diag::kNetStructure, "'input' belongs in the network, not in block '" + e.stack_.back().block->name.name + "'");
+      if (e.builder_) e.fail(s, diag::kNetStructure, "the network already has an input; expected one 'input' statement");
       const Value v = e.eval(s.shape, scope);
       if (v.kind != Value::Kind::List || v.items.empty())
-        e.fail(s.shape, "expected the input shape as a list of sizes such as [3, 224, 224], got " + describe(v));
+        e.fail(s.shape, diag::kNetType, "expected the input shape as a list of sizes such as [3, 224, 224], got " + describe(v));
       ir::Shape shape;
       for (const auto& item : v.items) shape.push_back(e.to_int(Arg{{}, item, &s.shape}, "an input dimension"));
       try {
         e.builder_.emplace(e.network_->name.name, shape);
       } catch (const std::exception& ex) {
-        e.fail(s.shape, ex.what());
+        e.fail(s.shape, diag::kNetShape, ex.what());
       }
       e.input_origin_ = e.source_.origin(e.offset(s));
       scope[s.name.name] = Value::of_tensor(e.builder_->input());
@@ -349,13 +349,13 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
         // for x in LIST: a copy, so the body may rebind the list's variable.
         const Value list = e.eval(s.from, scope);
         if (list.kind != Value::Kind::List && list.kind != Value::Kind::Tuple)
-          e.fail(s.from, "expected a list or tuple to loop over, got " + describe(list) +
-                             " (for a range of numbers write `for " + s.var.name + " in FROM .. TO`)");
+          e.fail(s.from, diag::kNetType, "expected a list or tuple to loop over, got " + describe(list) +
+                                             " (for a range of numbers write `for " + s.var.name + " in FROM .. TO`)");
         const auto n = static_cast<std::int64_t>(list.items.size());
         if (n > kMaxLoopIterations - e.loop_iterations_)
-          e.fail(s, "this loop would run " + std::to_string(n) + " times, past the limit of " +
-                        std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
-                        std::to_string(e.loop_iterations_) + " already run)");
+          e.fail(s, diag::kNetLimit, "this loop would run " + std::to_string(n) + " times, past the limit of " +
+                                         std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
+                                         std::to_string(e.loop_iterations_) + " already run)");
         e.loop_iterations_ += n;
         for (const auto& item : list.items) {
           scope[s.var.name] = item;
@@ -370,9 +370,9 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
       const std::int64_t to = e.to_int(Arg{{}, e.eval(*s.to, scope), &*s.to}, "a loop bound");
       const std::int64_t n = std::max<std::int64_t>(0, to - from);
       if (n > kMaxLoopIterations - e.loop_iterations_)
-        e.fail(s, "this loop would run " + std::to_string(n) + " times, past the limit of " +
-                      std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
-                      std::to_string(e.loop_iterations_) + " already run)");
+        e.fail(s, diag::kNetLimit, "this loop would run " + std::to_string(n) + " times, past the limit of " +
+                                       std::to_string(kMaxLoopIterations) + " loop iterations for all loops together (" +
+                                       std::to_string(e.loop_iterations_) + " already run)");
       e.loop_iterations_ += n;
       for (std::int64_t i = from; i < to; ++i) {
         scope[s.var.name] = Value::of_number(static_cast<double>(i));
@@ -394,7 +394,7 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
 Value Elaborator::eval(const ast::Expr& e, Scope& scope) {
   DepthGuard guard(depth_);
   if (depth_ > kMaxEvalDepth)
-    fail(e, "expressions and block calls nest more than " + std::to_string(kMaxEvalDepth) + " deep");
+    fail(e, diag::kNetLimit, "expressions and block calls nest more than " + std::to_string(kMaxEvalDepth) + " deep");
   Value v = eval(e.head, scope);
   for (const auto& link : e.links) v = call(link, std::move(v), scope);
   return v;
@@ -468,7 +468,7 @@ Value Elaborator::apply(const ast::BinaryOp& node, const Value& a, const Value& 
     case BinOp::Mul: return Value::of_number(x * y);
     default: break;
   }
-  if (y == 0.0) fail(node, "division by zero in '" + op + "'");
+  if (y == 0.0) fail(node, diag::kNetValue, "division by zero in '" + op + "'");
   if (kind == BinOp::Div) return Value::of_number(x / y);
   if (kind == BinOp::FloorDiv) return Value::of_number(std::floor(x / y));
   return Value::of_number(x - y * std::floor(x / y));   // %: floored, like Python
@@ -499,7 +499,7 @@ Value Elaborator::eval(const ast::Operand& e, Scope& scope) {
     Value operator()(const ast::Call& c) const { return el.call(c, std::nullopt, scope); }
     Value operator()(const ast::List& l) const {
       if (l.items.size() > kMaxItems)
-        el.fail(l, "a list of " + std::to_string(l.items.size()) + " items; lists hold at most " + std::to_string(kMaxItems));
+        el.fail(l, diag::kNetLimit, "a list of " + std::to_string(l.items.size()) + " items; lists hold at most " + std::to_string(kMaxItems));
       std::vector<Value> items;
       items.reserve(l.items.size());
       for (const auto& item : l.items) items.push_back(el.eval(item, scope));
@@ -534,18 +534,18 @@ Value Elaborator::call(const ast::Call& c, std::optional<Value> piped, Scope& sc
   charge(c, items);
   const bool op = is_op_name(name);   // looked up once: a name lookup per use showed in profiles
   if (tensors > kMaxFanIn && op)
-    fail(c.callee, "'" + name + "' is given " + std::to_string(tensors) + " tensors; an op takes at most " +
-                       std::to_string(kMaxFanIn) + " inputs");
+    fail(c.callee, diag::kNetLimit, "'" + name + "' is given " + std::to_string(tensors) + " tensors; an op takes at most " +
+                                        std::to_string(kMaxFanIn) + " inputs");
   if (op && (op_inputs_ += tensors) > kMaxTotalInputs)
-    fail(c.callee, "the ops of the network take more than " + std::to_string(kMaxTotalInputs) +
-                       " tensor inputs together; expected a network of bounded size (is a wide tuple passed in a loop?)");
+    fail(c.callee, diag::kNetLimit, "the ops of the network take more than " + std::to_string(kMaxTotalInputs) +
+                                        " tensor inputs together; expected a network of bounded size (is a wide tuple passed in a loop?)");
   if (auto it = blocks_.find(name); it != blocks_.end()) return call_block(*it->second, c, std::move(args));
   if (op) return *call_op(name, c, std::move(args), label);
   if (is_builtin_name(name)) {
-    if (c.label) fail(*c.label, "'as' names a layer or block instance; '" + name + "' makes neither");
+    if (c.label) fail(*c.label, diag::kNetStructure, "'as' names a layer or block instance; '" + name + "' makes neither");
     return *call_builtin(name, c, std::move(args));
   }
-  fail(c.callee, "unknown op or block '" + name + "'" + suggestion(name, callable_known()));
+  fail(c.callee, diag::kNetUnknownOp, "unknown op or block '" + name + "'" + suggestion(name, callable_known()));
 }
 
 Value Elaborator::call_block(const ast::Definition& block, const ast::Call& c, std::vector<Arg> args) {
@@ -553,11 +553,11 @@ Value Elaborator::call_block(const ast::Definition& block, const ast::Call& c, s
     if (f.block == &block) {
       std::string chain;
       for (const auto& g : stack_) chain += g.block->name.name + " -> ";
-      fail(c.callee, "block '" + block.name.name + "' is instantiated recursively (" + chain + block.name.name +
-                         "); recursion is not allowed");
+      fail(c.callee, diag::kNetRecursion, "block '" + block.name.name + "' is instantiated recursively (" + chain + block.name.name +
+                                              "); recursion is not allowed");
     }
   if (stack_.size() >= kMaxBlockDepth)
-    fail(c.callee, "block calls nest deeper than " + std::to_string(kMaxBlockDepth) + " levels");
+    fail(c.callee, diag::kNetLimit, "block calls nest deeper than " + std::to_string(kMaxBlockDepth) + " levels");
   if (!builder_) return run_block(block, c, std::move(args));
   // The block instance is a naming scope: its `as` label, else `<block><k>` (as NetworkBuilder::scope).
   if (c.label) {
@@ -585,26 +585,26 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
       if (p == params.end()) {
         std::string list;
         for (const auto& q : params) list += (list.empty() ? "" : ", ") + q.name.name;
-        fail(*a.at, "block '" + block.name.name + "' has no parameter '" + *a.keyword + "'; expected one of: " + list);
+        fail(*a.at, diag::kNetArgument, "block '" + block.name.name + "' has no parameter '" + *a.keyword + "'; expected one of: " + list);
       }
-      if (scope.contains(*a.keyword)) fail(*a.at, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
+      if (scope.contains(*a.keyword)) fail(*a.at, diag::kNetArgument, "argument '" + *a.keyword + "' of block '" + block.name.name + "' is given twice");
       scope[*a.keyword] = std::move(a.value);
       continue;
     }
     if (positional >= params.size())
-      fail(*a.at, "block '" + block.name.name + "' takes " + std::to_string(params.size()) + " argument(s), got more");
+      fail(*a.at, diag::kNetArgument, "block '" + block.name.name + "' takes " + std::to_string(params.size()) + " argument(s), got more");
     scope[params[positional++].name.name] = std::move(a.value);
   }
   for (const auto& p : params) {
     if (scope.contains(p.name.name)) continue;
     if (!p.default_value)
-      fail(c.callee, "block '" + block.name.name + "' needs argument '" + p.name.name + "'; expected it by position or as `" +
-                         p.name.name + ": ...`");
+      fail(c.callee, diag::kNetArgument, "block '" + block.name.name + "' needs argument '" + p.name.name + "'; expected it by position or as `" +
+                                             p.name.name + ": ...`");
     scope[p.name.name] = eval(*p.default_value, scope);
   }
   returned_.reset();
   if (!exec(block.body, scope) || !returned_)
-    fail(block.name, "block '" + block.name.name + "' ended without 'return'; expected `return` with its result");
+    fail(block.name, diag::kNetStructure, "block '" + block.name.name + "' ended without 'return'; expected `return` with its result");
   Value result = std::move(*returned_);
   returned_.reset();
   return result;

@@ -57,7 +57,8 @@ class Elaborator {
 
   // --- used by calls.cpp ---
   // An error that ends elaboration (what comes after it depends on what failed).
-  [[noreturn]] void fail(const Tagged& at, std::string message) const;
+  // `id` says what kind of error (lang/diagnostic_ids.hpp).
+  [[noreturn]] void fail(const Tagged& at, std::string_view id, std::string message) const;
   std::int64_t to_int(const Arg& a, std::string_view what) const;
   double to_number(const Arg& a, std::string_view what) const;
   bool to_bool(const Arg& a, std::string_view what) const;
@@ -80,9 +81,10 @@ class Elaborator {
   // before any work that could trip over them. Only for checks outside block instances (no notes).
   struct Reported {
     std::size_t offset;
+    std::string_view id;   // one of diag::kAll, which outlive everything
     std::string message;
   };
-  void report(const Tagged& at, std::string message);
+  void report(const Tagged& at, std::string_view id, std::string message);
   void stop_if_reported();
   // Whether another reported error would be shown, so that costly did-you-means are computed only then.
   bool shows_more() const { return reported_.size() < kMaxErrors; }

@@ -59,11 +59,6 @@ inline std::size_t statement_end(std::string_view text, std::size_t from, std::s
   return text.size();
 }
 
-// Recovery stops after this many syntax errors: each leaves a node in the tree (a file of 2-byte
-// garbage lines would cost hundreds of MB) and an exception's worth of time. Past it, how many errors
-// the rest of the file holds is not known, and the report says "at least".
-inline constexpr std::size_t kMaxRecoveries = 10'000;
-
 template <typename Iterator>
 class ErrorHandler {
  public:
@@ -90,7 +85,7 @@ class ErrorHandler {
   // Called by a recovering rule whose statement starting at `first` failed at `where`: records the
   // error and moves `first` past the statement. A recovery that would not move the parser forward
   // (which would loop for ever) is refused: the error goes on to the enclosing rule. Past
-  // kMaxRecoveries every rule refuses, so the exception ends the parse.
+  // kMaxRecoveries (lang/diagnostics.hpp) every rule refuses, so the exception ends the parse.
   boost::spirit::x3::error_handler_result recover(Iterator& first, Iterator where, const std::string& which) {
     if (error_count_ >= kMaxRecoveries) return boost::spirit::x3::error_handler_result::rethrow;
     const std::string_view text = source();

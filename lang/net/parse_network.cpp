@@ -45,7 +45,7 @@ Diagnostic syntax_error(const std::string& text, const SourceMap& source, std::s
   std::size_t at = net::token_start(text, where);
   const std::string what = found(text, at);
   if (at >= text.size()) at = source.end_of_text();
-  return source.diagnostic(at, "expected " + expected(which) + ", " + what);
+  return source.diagnostic(at, diag::kNetSyntax, "expected " + expected(which) + ", " + what);
 }
 
 // Checks, then parses `text` into its syntax tree; `positions` keeps the tree's source positions.
@@ -54,8 +54,9 @@ Diagnostic syntax_error(const std::string& text, const SourceMap& source, std::s
 net::ast::File parse_tree(const std::string& text, const SourceMap& source,
                           net::grammar::error_handler_type& positions) {
   if (text.size() > kMaxSourceBytes)
-    throw Error({source.diagnostic(0, "the text is " + std::to_string(text.size()) + " bytes; source is limited to " +
-                                          std::to_string(kMaxSourceBytes) + " bytes")});
+    throw Error({source.diagnostic(0, diag::kFileTooLarge,
+                                   "the text is " + std::to_string(text.size()) + " bytes; source is limited to " +
+                                       std::to_string(kMaxSourceBytes) + " bytes")});
   net::precheck(source);
 
   net::ast::File tree;
@@ -66,7 +67,7 @@ net::ast::File parse_tree(const std::string& text, const SourceMap& source,
     const bool ok = x3::phrase_parse(first, text.end(), parser, net::grammar::skipper, tree);
     if (!ok || first != text.end()) {
       const std::size_t at = net::token_start(text, static_cast<std::size_t>(first - text.begin()));
-      stopped = source.diagnostic(at, "expected 'block', 'network' or NAME = VALUE, " + found(text, at));
+      stopped = source.diagnostic(at, diag::kNetSyntax, "expected 'block', 'network' or NAME = VALUE, " + found(text, at));
     }
   } catch (const x3::expectation_failure<iterator_type>& e) {
     // After kMaxRecoveries errors the exception only says where reading stopped.

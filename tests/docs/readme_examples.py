@@ -3,8 +3,8 @@
 
 For each example in a code block, runs the command as a reader would, from a scratch directory that
 holds the repository's top-level folders (links to them) and the files a reader is assumed to have
-made (FIXTURES: the `bad.net` with a typo, the `resnet50.onnx` exported from torchvision), with
-SIMULATE in place of ./build/simulate; a command with a pipe, a redirection or a `;` runs in bash.
+made (FIXTURES: the `bad.net` with a typo, the `bad.hw` with three mistakes, the `resnet50.onnx`
+exported from torchvision), with SIMULATE in place of ./build/simulate; a command with a pipe, a redirection or a `;` runs in bash.
 Every line the page shows under the command must be a line of the output, `...` elisions aside: a
 line that is `...` stands for lines left out, and `...` inside a line for the characters left out.
 An example whose input file exists nowhere is skipped and named.
@@ -26,6 +26,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 # Files the pages assume the reader has, by the name the pages use: a stand-in from the repository.
 FIXTURES = {
     "bad.net": "tests/docs/bad.net",                        # docs/language.md: a typo's diagnostic
+    "bad.hw": "tests/docs/bad.hw",                          # docs/language.md: several syntax errors at once
     "resnet50.onnx": "tests/onnx/models/resnet50.onnx",     # docs/onnx.md: torchvision's export (weights stripped)
 }
 
