@@ -43,7 +43,8 @@ struct OnnxOptions {
 };
 struct OnnxImport {
   ir::Network network;
-  std::vector<std::string> free_nodes;   // "'NonMaxSuppression' node 'nms'", with allow_unknown
+  std::vector<std::string> free_nodes;   // "node 7 'nms' (NonMaxSuppression, inputs: ...)", with allow_unknown
+  std::vector<Diagnostic> warnings;      // the same as warnings (onnx-free-node), for a consumer of diagnostics
 };
 // Throws lang::Error naming `file`.
 OnnxImport parse_onnx(const std::string& bytes, const std::string& file, const OnnxOptions& options = {});

@@ -237,7 +237,7 @@ double pow_(double a, double b) { return std::pow(a, b); }
 void binary(Importer& im, const onnx::NodeProto& n, std::string_view op, double (*f)(double, double), bool commutative) {
   const Value a = im.input(n, 0), b = im.input(n, 1);
   if (!a.is_layer() && !b.is_layer() && a.data && b.data) {
-    Value v = fold_binary(a, b, f, describe(n));
+    Value v = fold_binary(a, b, f, "its result");
     if (op == "div" && v.integral)
       for (double& d : *v.data) d = std::floor(d);   // integer division, as shape arithmetic means it
     im.set_output(n, 0, std::move(v));
@@ -277,7 +277,7 @@ void softmax(Importer& im, const onnx::NodeProto& n, std::string_view op) {
 void reduce(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   const Value x = data_input(im, n);
   Ints axes = attr_ints(n, "axes").value_or(Ints{});
-  if (im.has_input(n, 1)) axes = as_ints(im.input(n, 1), describe(n) + ": axes");
+  if (im.has_input(n, 1)) axes = as_ints(im.input(n, 1), "axes");
   if (axes.empty()) im.fail(n, "reduces every axis, the batch's included");
   Ints per_sample;
   for (const auto a : axes) per_sample.push_back(im.per_sample_axis(x, a, n));
@@ -317,7 +317,7 @@ void global_pool(Importer& im, const onnx::NodeProto& n, std::string_view op) {
 void pad(Importer& im, const onnx::NodeProto& n) {
   const Value x = data_input(im, n);
   need_batch_first(im, n, x);
-  const Ints pads = im.opset() >= 11 ? as_ints(im.input(n, 1), describe(n) + ": pads") : attr_ints(n, "pads").value_or(Ints{});
+  const Ints pads = im.opset() >= 11 ? as_ints(im.input(n, 1), "pads") : attr_ints(n, "pads").value_or(Ints{});
   const std::size_t rank = im.full_shape(x).size();
   if (pads.size() != 2 * rank) im.fail(n, "pads must hold two values per axis");
   if (pads[0] != 0 || pads[rank] != 0) im.fail(n, "pads the batch axis");
@@ -353,7 +353,7 @@ void resize(Importer& im, const onnx::NodeProto& n) {
   // Upsample (opset < 10) and Resize-10 take scales as input 1; Resize 11+ as input 2, sizes as 3.
   const int scales_at = n.op_type() == "Upsample" || im.opset() < 11 ? 1 : 2;
   if (im.has_input(n, 3)) {
-    const Ints sizes = as_ints(im.input(n, 3), describe(n) + ": sizes");
+    const Ints sizes = as_ints(im.input(n, 3), "sizes");
     if (sizes.size() != full.size()) im.fail(n, "sizes must hold one value per axis");
     attrs.set("size", Ints(sizes.begin() + 2, sizes.end()));
   } else if (im.has_input(n, scales_at) && !im.const_data(n, scales_at).empty()) {

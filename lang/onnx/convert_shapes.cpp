@@ -29,7 +29,7 @@ Value reshaped(Importer& im, const onnx::NodeProto& n, const Value& x, ir::Shape
 }
 
 Ints axes_of(Importer& im, const onnx::NodeProto& n, int input) {
-  if (im.has_input(n, input)) return as_ints(im.input(n, input), describe(n) + ": axes");
+  if (im.has_input(n, input)) return as_ints(im.input(n, input), "axes");
   return attr_ints(n, "axes").value_or(Ints{});
 }
 
@@ -53,7 +53,7 @@ std::vector<double> permute_data(const std::vector<double>& data, const ir::Shap
 }
 
 void constant(Importer& im, const onnx::NodeProto& n) {
-  const std::string what = describe(n);
+  const std::string what = "its value";
   if (const auto* a = attribute(n, "value")) return im.set_output(n, 0, read_tensor(a->t(), what));
   if (const auto* a = attribute(n, "value_float")) return im.set_output(n, 0, Value::constant({}, {a->f()}, false));
   if (const auto* a = attribute(n, "value_int")) return im.set_output(n, 0, Value::constant({}, {static_cast<double>(a->i())}, true));
@@ -102,8 +102,9 @@ void fold_gather(Importer& im, const onnx::NodeProto& n, const Value& data, cons
   ir::Shape out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(a));
   out.insert(out.end(), indices.dims.begin(), indices.dims.end());
   out.insert(out.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.dims.end());
-  const std::int64_t count = element_count_checked(out, describe(n));
-  if (count > kMaxFoldedElements) im.fail(n, "folds to more than " + std::to_string(kMaxFoldedElements) + " elements");
+  const std::int64_t count = element_count_checked(out, "its result");
+  if (count > kMaxFoldedElements)
+    im.fail(n, "folds to more than " + std::to_string(kMaxFoldedElements) + " elements", diag::kOnnxLimit);
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < a; ++i) outer *= data.dims[i];
   for (std::size_t i = a + 1; i < data.dims.size(); ++i) inner *= data.dims[i];
@@ -112,7 +113,7 @@ void fold_gather(Importer& im, const onnx::NodeProto& n, const Value& data, cons
   v.reserve(static_cast<std::size_t>(count));
   for (std::int64_t o = 0; o < outer; ++o)
     for (const double raw : *indices.data) {
-      std::int64_t idx = as_int(raw, describe(n) + ": an index");
+      std::int64_t idx = as_int(raw, "an index");
       if (idx < 0) idx += along;
       if (idx < 0 || idx >= along) im.fail(n, "index " + std::to_string(idx) + " is outside an axis of " + std::to_string(along));
       for (std::int64_t i = 0; i < inner; ++i) v.push_back((*data.data)[static_cast<std::size_t>((o * along + idx) * inner + i)]);
@@ -143,7 +144,7 @@ void gather(Importer& im, const onnx::NodeProto& n) {
   const std::int64_t along = full[static_cast<std::size_t>(axis)];
   Ints idx;
   for (const double d : *indices.data) {
-    std::int64_t i = as_int(d, describe(n) + ": an index");
+    std::int64_t i = as_int(d, "an index");
     if (i < 0) i += along;
     if (i < 0 || i >= along) im.fail(n, "index " + std::to_string(i) + " is outside an axis of " + std::to_string(along));
     idx.push_back(i);
@@ -168,7 +169,9 @@ void unsqueeze(Importer& im, const onnx::NodeProto& n) {
   ir::Shape full = im.full_shape(x);
   Ints axes = axes_of(im, n, 1);
   const std::size_t rank = full.size() + axes.size();
-  if (rank > kMaxRank) im.fail(n, "makes a tensor of " + std::to_string(rank) + " axes; Ridge reads at most " + std::to_string(kMaxRank));
+  if (rank > kMaxRank)
+    im.fail(n, "makes a tensor of " + std::to_string(rank) + " axes; Ridge reads at most " + std::to_string(kMaxRank),
+            diag::kOnnxLimit);
   for (auto& a : axes) a = normalise_axis(im, n, a, rank);
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) im.fail(n, "names an axis twice in axes (ONNX: the axes are unique)");
@@ -232,7 +235,7 @@ void concat(Importer& im, const onnx::NodeProto& n) {
       if (v.dims.size() != 1) im.fail(n, "concatenates constants of different ranks");
       data.insert(data.end(), v.data->begin(), v.data->end());
       integral = integral && v.integral;
-      if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements");
+      if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements", diag::kOnnxLimit);
     }
     const auto count = static_cast<std::int64_t>(data.size());
     return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
@@ -256,7 +259,7 @@ void concat(Importer& im, const onnx::NodeProto& n) {
       if (w.dims.size() != v.dims.size()) im.fail(n, "concatenates tensors of different ranks");
       v.dims[static_cast<std::size_t>(a)] += w.dims[static_cast<std::size_t>(a)];
     }
-    element_count_checked(v.dims, describe(n));
+    element_count_checked(v.dims, "its result");
     v.slices.clear();
     v.data.reset();
     return im.set_output(n, 0, v);
@@ -296,16 +299,16 @@ void reshape(Importer& im, const onnx::NodeProto& n) {
     }
   if (!x.is_layer() || in_batch < 0) {
     ir::Shape out;
-    for (const double d : t) out.push_back(as_int(d, describe(n) + ": the target shape"));
+    for (const double d : t) out.push_back(as_int(d, "the target shape"));
     if (!x.is_layer()) {
-      const std::int64_t total = element_count_checked(full, describe(n));
+      const std::int64_t total = element_count_checked(full, "its result");
       std::int64_t known = 1;
       for (const auto d : out) known *= d == -1 ? 1 : d;
       for (auto& d : out)
         if (d == -1) d = known ? total / known : 0;
       Value v = x;
       v.dims = out;
-      element_count_checked(out, describe(n));
+      element_count_checked(out, "its result");
       return im.set_output(n, 0, v);
     }
     return im.set_output(n, 0, im.emit("reshape", {x}, {{"shape", out}}, n, -1));
@@ -333,7 +336,7 @@ void reshape(Importer& im, const onnx::NodeProto& n) {
   }
   ir::Shape out;
   for (std::size_t i = 0; i < t.size(); ++i)
-    out.push_back(static_cast<int>(i) == batch_axis ? -1 : as_int(t[i], describe(n) + ": the target shape"));
+    out.push_back(static_cast<int>(i) == batch_axis ? -1 : as_int(t[i], "the target shape"));
   ir::Shape per_sample = out;
   per_sample.erase(per_sample.begin() + batch_axis);
   if (per_sample.empty()) per_sample = {1};
@@ -401,10 +404,10 @@ struct SliceSpec {
 SliceSpec slice_spec(Importer& im, const onnx::NodeProto& n, std::size_t rank) {
   SliceSpec s;
   if (im.opset() >= 10) {
-    s.starts = as_ints(im.input(n, 1), describe(n) + ": starts");
-    s.ends = as_ints(im.input(n, 2), describe(n) + ": ends");
-    if (im.has_input(n, 3)) s.axes = as_ints(im.input(n, 3), describe(n) + ": axes");
-    if (im.has_input(n, 4)) s.steps = as_ints(im.input(n, 4), describe(n) + ": steps");
+    s.starts = as_ints(im.input(n, 1), "starts");
+    s.ends = as_ints(im.input(n, 2), "ends");
+    if (im.has_input(n, 3)) s.axes = as_ints(im.input(n, 3), "axes");
+    if (im.has_input(n, 4)) s.steps = as_ints(im.input(n, 4), "steps");
   } else {
     s.starts = attr_ints(n, "starts").value_or(Ints{});
     s.ends = attr_ints(n, "ends").value_or(Ints{});
@@ -450,7 +453,7 @@ void slice(Importer& im, const onnx::NodeProto& n) {
     v.dims = dims;
     if (x.data) {
       std::vector<double> out;
-      const std::int64_t count = element_count_checked(dims, describe(n));
+      const std::int64_t count = element_count_checked(dims, "its result");
       std::vector<std::int64_t> coord(full.size(), 0);
       for (std::int64_t flat = 0; flat < count; ++flat) {
         std::int64_t rest = flat, src = 0, stride = 1;
@@ -495,7 +498,7 @@ void split(Importer& im, const onnx::NodeProto& n) {
   const ir::Shape full = im.full_shape(x);
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), full.size());
   const std::int64_t ps_axis = im.per_sample_axis(x, axis, n);
-  Ints sizes = im.has_input(n, 1) ? as_ints(im.input(n, 1), describe(n) + ": split") : attr_ints(n, "split").value_or(Ints{});
+  Ints sizes = im.has_input(n, 1) ? as_ints(im.input(n, 1), "split") : attr_ints(n, "split").value_or(Ints{});
   const std::int64_t dim = full[static_cast<std::size_t>(axis)];
   if (sizes.empty()) {
     const std::int64_t parts = n.output_size();
@@ -530,15 +533,15 @@ void expand(Importer& im, const onnx::NodeProto& n) {
       out[i] = -1;
       continue;
     }
-    const std::int64_t w = as_int(want, describe(n) + ": the shape");
+    const std::int64_t w = as_int(want, "the shape");
     out[i] = have == 1 ? std::max<std::int64_t>(w, 1) : have;
     if (w != 1 && have != 1 && w != have) im.fail(n, "cannot expand " + ir::to_string(full) + " to the target shape");
   }
   if (!x.is_layer() && x.data && batch_axis < 0) {
-    const std::int64_t count = element_count_checked(out, describe(n));
-    if (count > kMaxFoldedElements) im.fail(n, "folds to too many elements");
+    const std::int64_t count = element_count_checked(out, "its result");
+    if (count > kMaxFoldedElements) im.fail(n, "folds to too many elements", diag::kOnnxLimit);
     Value ones = Value::constant(out, std::vector<double>(static_cast<std::size_t>(count), 0.0), x.integral);
-    return im.set_output(n, 0, fold_binary(x, ones, [](double a, double) { return a; }, describe(n)));
+    return im.set_output(n, 0, fold_binary(x, ones, [](double a, double) { return a; }, "its result"));
   }
   const Value v = im.materialize(n, 0);
   if (batch_axis < 0) {
@@ -568,18 +571,20 @@ void constant_of_shape(Importer& im, const onnx::NodeProto& n) {
     // A per-batch constant (an LSTM's zero initial state): its shape is known but for the batch; it
     // may be read where Ridge ignores it, never as data.
     ir::Shape dims;
-    for (const double d : raw) dims.push_back(is_batch(d) ? 1 : as_int(d, describe(n) + ": the shape"));
+    for (const double d : raw) dims.push_back(is_batch(d) ? 1 : as_int(d, "the shape"));
     Value v;
     v.dims = dims;
     return im.set_output(n, 0, v);
   }
-  const ir::Shape dims = as_ints(im.input(n, 0), describe(n) + ": the shape");
-  const std::int64_t count = element_count_checked(dims, describe(n));
-  if (count > kMaxFoldedElements) im.fail(n, "makes a constant of " + std::to_string(count) + " elements; Ridge folds at most " + std::to_string(kMaxFoldedElements));
+  const ir::Shape dims = as_ints(im.input(n, 0), "the shape");
+  const std::int64_t count = element_count_checked(dims, "its result");
+  if (count > kMaxFoldedElements)
+    im.fail(n, "makes a constant of " + std::to_string(count) + " elements; Ridge folds at most " + std::to_string(kMaxFoldedElements),
+            diag::kOnnxLimit);
   double fill = 0;
   bool integral = false;
   if (const auto* a = attribute(n, "value")) {
-    const Value v = read_tensor(a->t(), describe(n));
+    const Value v = read_tensor(a->t(), "its value");
     if (v.data && !v.data->empty()) fill = v.data->front();
     integral = v.integral;
   }
@@ -590,7 +595,8 @@ void range(Importer& im, const onnx::NodeProto& n) {
   const double start = im.const_data(n, 0).at(0), limit = im.const_data(n, 1).at(0), delta = im.const_data(n, 2).at(0);
   if (is_batch(start) || is_batch(limit) || is_batch(delta) || delta == 0) im.fail(n, "a range whose bounds depend on the batch, or with step 0");
   const double count = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (count > static_cast<double>(kMaxFoldedElements)) im.fail(n, "makes a range of more than " + std::to_string(kMaxFoldedElements) + " elements");
+  if (count > static_cast<double>(kMaxFoldedElements))
+    im.fail(n, "makes a range of more than " + std::to_string(kMaxFoldedElements) + " elements", diag::kOnnxLimit);
   std::vector<double> v;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) v.push_back(start + static_cast<double>(i) * delta);
   im.set_output(n, 0, Value::constant({static_cast<std::int64_t>(v.size())}, std::move(v), im.input(n, 0).integral));
@@ -602,7 +608,7 @@ void fold_only(Importer& im, const onnx::NodeProto& n) {
   const Value& a = im.input(n, 0);
   const Value& b = im.input(n, 1);
   if (a.is_layer() || b.is_layer() || !a.data || !b.data) im.fail(n, "is applied to data; Ridge folds it only in shape arithmetic");
-  Value v = fold_binary(a, b, F, describe(n));
+  Value v = fold_binary(a, b, F, "its result");
   im.set_output(n, 0, v);
 }
 double equal_(double a, double b) { return a == b ? 1 : 0; }
@@ -642,9 +648,9 @@ void where(Importer& im, const onnx::NodeProto& n) {
   }
   if (c.is_layer() || a.is_layer() || b.is_layer() || !c.data || !a.data || !b.data)
     im.fail(n, "selects between data; Ridge folds Where only in shape arithmetic");
-  const Value ca = fold_binary(c, a, [](double cond, double x) { return cond != 0 ? x : kBatch; }, describe(n));
-  const Value cb = fold_binary(c, b, [](double cond, double y) { return cond != 0 ? kBatch : y; }, describe(n));
-  Value out = fold_binary(ca, cb, [](double x, double y) { return is_batch(x) ? y : x; }, describe(n));
+  const Value ca = fold_binary(c, a, [](double cond, double x) { return cond != 0 ? x : kBatch; }, "its result");
+  const Value cb = fold_binary(c, b, [](double cond, double y) { return cond != 0 ? kBatch : y; }, "its result");
+  Value out = fold_binary(ca, cb, [](double x, double y) { return is_batch(x) ? y : x; }, "its result");
   out.integral = a.integral && b.integral;
   im.set_output(n, 0, out);
 }

@@ -23,10 +23,10 @@ const onnx::ValueInfoProto& data_input(const Graph& g) {
   for (const auto& v : g.graph().input()) {
     if (initializers.count(v.name()) || !g.consumers.count(v.name())) continue;
     all += (all.empty() ? "" : ", ") + v.name();
-    if (found) throw OnnxError("the graph takes several inputs (" + all + "); a Ridge network takes one");
+    if (found) throw OnnxError("the graph takes several inputs (" + all + "); a Ridge network takes one", diag::kOnnxInput);
     found = &v;
   }
-  if (!found) throw OnnxError("the graph has no input that a node reads");
+  if (!found) throw OnnxError("the graph has no input that a node reads", diag::kOnnxInput);
   return *found;
 }
 
@@ -54,7 +54,7 @@ void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions&
       message += ")";
       if (const std::string near = closest_name(name, symbolic); !near.empty()) message += "; did you mean '" + near + "'?";
     }
-    throw OnnxError(message + " (--dim, --set and --seq-len bind an .onnx model's symbolic input axes)");
+    throw OnnxError(message + " (--dim, --set and --seq-len bind an .onnx model's symbolic input axes)", diag::kOnnxInput);
   }
 }
 
@@ -62,12 +62,14 @@ void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions&
 ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_batch) {
   const onnx::ValueInfoProto& in = data_input(g);
   if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
-    throw OnnxError("graph input '" + in.name() + "' declares no tensor shape");
+    throw OnnxError("graph input '" + in.name() + "' declares no tensor shape", diag::kOnnxInput);
   const auto& dims = in.type().tensor_type().shape().dim();
   if (dims.size() < 2)
     throw OnnxError("graph input '" + in.name() + "' has " + std::to_string(dims.size()) +
-                    " axes; Ridge reads axis 0 as the batch, so an input needs at least two");
-  if (static_cast<std::size_t>(dims.size()) > kMaxRank) throw OnnxError("graph input '" + in.name() + "' has too many axes");
+                        " axes; Ridge reads axis 0 as the batch, so an input needs at least two",
+                    diag::kOnnxInput);
+  if (static_cast<std::size_t>(dims.size()) > kMaxRank)
+    throw OnnxError("graph input '" + in.name() + "' has too many axes", diag::kOnnxLimit);
   declared_batch = dims[0].has_dim_value() ? static_cast<int>(std::clamp<std::int64_t>(dims[0].dim_value(), 0, 1 << 30)) : 0;
   ir::Shape shape;
   for (int i = 1; i < dims.size(); ++i) {
@@ -81,13 +83,15 @@ ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_
       if (bound == options.dims.end() && is_sequence_name(name)) bound = options.dims.find("seq_len");
       if (name.empty() || bound == options.dims.end())
         throw OnnxError("axis " + std::to_string(i) + " of graph input '" + in.name() + "' is symbolic ('" + name +
-                        "'): bind it with --dim " + (name.empty() ? "NAME" : name) + "=N" +
-                        (is_sequence_name(name) ? " or --seq-len N" : ""));
+                            "'): bind it with --dim " + (name.empty() ? "NAME" : name) + "=N" +
+                            (is_sequence_name(name) ? " or --seq-len N" : ""),
+                        diag::kOnnxInput);
       v = bound->second;
     }
     if (v < 1 || v > ir::kMaxDimension)
       throw OnnxError("axis " + std::to_string(i) + " of graph input '" + in.name() + "' is " + std::to_string(v) +
-                      "; dimensions lie in 1 .. " + std::to_string(ir::kMaxDimension));
+                          "; dimensions lie in 1 .. " + std::to_string(ir::kMaxDimension),
+                      diag::kOnnxInput);
     shape.push_back(v);
   }
   element_count_checked(shape, "graph input '" + in.name() + "'");
@@ -108,12 +112,14 @@ std::string graph_name(const Graph& g) {
 Importer::Importer(const Graph& graph, const OnnxOptions& options)
     : graph_(graph), options_(options), builder_(graph_name(graph), input_shape(graph, options, input_batch_)) {}
 
-void Importer::fail(const onnx::NodeProto& n, const std::string& why) const { throw OnnxError(describe(n) + ": " + why); }
+void Importer::fail(const onnx::NodeProto& n, const std::string& why, std::string_view id) const {
+  throw OnnxError(why, id, describe(n, node_index(graph_.graph(), n)));
+}
 
 const Value& Importer::input(const onnx::NodeProto& n, int i) const {
-  if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
+  if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing", diag::kOnnxGraph);
   const auto v = values_.find(n.input(i));
-  if (v == values_.end()) fail(n, "input '" + n.input(i) + "' is not available (it comes from a node Ridge skipped)");
+  if (v == values_.end()) fail(n, "input '" + n.input(i) + "' is not available (it comes from a node Ridge skipped)", diag::kOnnxGraph);
   return v->second;
 }
 
@@ -122,7 +128,8 @@ void Importer::set_output(const onnx::NodeProto& n, int i, Value v) {
   if (!v.is_layer() && v.data) {
     folded_ += static_cast<std::int64_t>(v.data->size());
     if (folded_ > kMaxFoldedTotal)
-      fail(n, "the constants folded at import hold more than " + std::to_string(kMaxFoldedTotal) + " elements together");
+      fail(n, "the constants folded at import hold more than " + std::to_string(kMaxFoldedTotal) + " elements together",
+           diag::kOnnxLimit);
   }
   values_.insert_or_assign(n.output(i), std::move(v));
 }
@@ -254,7 +261,7 @@ Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs a
   try {
     return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis);
   } catch (const BuildError& e) {
-    fail(n, std::string("as '") + std::string(op) + "': " + e.what());
+    fail(n, std::string("as '") + std::string(op) + "': " + e.what(), diag::kOnnxShape);
   }
 }
 
@@ -279,14 +286,14 @@ void Importer::convert(int index) {
   }
   std::string op = n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type();
   if (!options_.allow_unknown)
-    fail(n, "Ridge cannot model the ONNX op '" + op + "' (--allow-unknown counts such nodes as free)");
+    fail(n, "Ridge cannot model the ONNX op '" + op + "' (--allow-unknown counts such nodes as free)", diag::kOnnxUnsupportedOp);
   // Free: the first data operand passes through as a view, reshaped to the declared output shape
   // when the file declares one with the same element count.
   std::optional<Value> through;
   for (int i = 0; i < n.input_size() && !through; ++i)
     if (has_input(n, i) && input(n, i).is_layer()) through = input(n, i);
   if (!through) fail(n, "cannot be counted as free: it reads no data tensor");
-  free_nodes_.push_back(describe(n));
+  free_nodes_.push_back(describe(n, index));
   for (int i = 0; i < n.output_size(); ++i) set_output(n, i, *through);
 }
 
@@ -295,16 +302,26 @@ ir::Network Importer::run(std::vector<std::string>& free_nodes) {
   claim_patterns(*this);
   for (const int index : graph_.order) {
     if (skipped.count(index)) continue;
-    if (const auto f = fused.find(index); f != fused.end()) {
-      f->second(*this);
-      continue;
+    // What a node's conversion throws without naming the node (a tensor it folds, a shape the op specs
+    // refuse) is about that node: named here, once for every converter.
+    const auto named = [&] { return describe(graph_.graph().node(index), index); };
+    try {
+      if (const auto f = fused.find(index); f != fused.end()) f->second(*this);
+      else convert(index);
+    } catch (const OnnxError& e) {
+      if (!e.node.empty()) throw;
+      throw OnnxError(e.what(), e.id, named());
+    } catch (const BuildError& e) {
+      throw OnnxError(e.what(), diag::kOnnxShape, named());
+    } catch (const ir::ShapeError& e) {
+      throw OnnxError(e.what(), diag::kOnnxShape, named());
     }
-    convert(index);
   }
   const std::string& out = graph_.graph().output(0).name();
   const auto v = values_.find(out);
   if (v == values_.end() || !v->second.batched())
-    throw OnnxError("graph output '" + out + "' is not computed from the input; Ridge reports a network's work per sample");
+    throw OnnxError("graph output '" + out + "' is not computed from the input; Ridge reports a network's work per sample",
+                    diag::kOnnxGraph);
   free_nodes = free_nodes_;
   return builder_.finish(v->second.layer);
 }

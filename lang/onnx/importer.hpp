@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridge::lang::onnx_import {
@@ -23,6 +24,7 @@ namespace ridge::lang::onnx_import {
 class Importer {
  public:
   Importer(const Graph& graph, const OnnxOptions& options);
+  // `free_nodes` receives the nodes counted as free (allow_unknown), as describe() names them.
   ir::Network run(std::vector<std::string>& free_nodes);
 
   // --- what converters use ---
@@ -58,7 +60,10 @@ class Importer {
   std::set<int> skipped;                                 // nodes claimed by a pattern, not converted
   std::map<int, std::function<void(Importer&)>> fused;   // node index -> what replaces it
 
-  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& why) const;
+  // An error about node `n`, named with its place in the graph; most are a known op used in a way
+  // Ridge does not model.
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& why,
+                         std::string_view id = diag::kOnnxUnsupportedNode) const;
   // Converts one node by the table (or as a free node with allow_unknown).
   void convert(int index);
 

@@ -36,37 +36,42 @@ OnnxImport parse_onnx(const std::string& bytes, const std::string& file, const O
     OnnxImport result;
     result.network = importer.run(result.free_nodes);
     result.network.name = network_name(file);
+    for (const std::string& node : result.free_nodes)
+      result.warnings.push_back(file_diagnostic(file, diag::kOnnxFreeNode, node + ": counted as free (--allow-unknown)",
+                                                Severity::Warning));
     return result;
   } catch (const OnnxError& e) {
-    refuse(file, e.what());
+    // The node first, as a position comes first in a source file's diagnostic.
+    refuse(file, e.id, e.node.empty() ? std::string(e.what()) : e.node + ": " + e.what());
   } catch (const BuildError& e) {
-    refuse(file, e.what());
+    refuse(file, diag::kOnnxShape, e.what());
   } catch (const ir::ShapeError& e) {
-    refuse(file, e.what());
+    refuse(file, diag::kOnnxShape, e.what());
   }
 }
 
 OnnxImport load_onnx(const std::string& path, const OnnxOptions& options) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) refuse(path, std::string("cannot open file: ") + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) refuse(path, "is a directory, not an ONNX model");
+  if (::stat(path.c_str(), &st) != 0) refuse(path, diag::kFileUnreadable, std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) refuse(path, diag::kFileUnreadable, "is a directory, not an ONNX model");
   if (static_cast<std::uintmax_t>(st.st_size) > kMaxOnnxFileBytes)
-    refuse(path, "file is " + std::to_string(st.st_size) + " bytes; .onnx files are limited to " + std::to_string(kMaxOnnxFileBytes) +
-                     " bytes (protobuf's limit)");
+    refuse(path, diag::kFileTooLarge,
+           "file is " + std::to_string(st.st_size) + " bytes; .onnx files are limited to " + std::to_string(kMaxOnnxFileBytes) +
+               " bytes (protobuf's limit)");
   // A model is a regular file of known size, read into one buffer of that size: a device (/dev/zero)
   // or a FIFO would be read until the limit, 1 MiB at a time (issue #41).
-  if (!S_ISREG(st.st_mode)) refuse(path, "is not a regular file; give the path of an .onnx model file");
+  if (!S_ISREG(st.st_mode)) refuse(path, diag::kFileUnreadable, "is not a regular file; give the path of an .onnx model file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path, std::string("cannot open file: ") + std::strerror(errno));
+  if (!in) refuse(path, diag::kFileUnreadable, std::string("cannot open file: ") + std::strerror(errno));
   const auto size = static_cast<std::size_t>(st.st_size);
   std::string bytes;
   try {
     bytes.resize(size);
   } catch (const std::bad_alloc&) {
-    refuse(path, "file is " + std::to_string(size) + " bytes, more than this process can allocate to read it");
+    refuse(path, diag::kFileTooLarge, "file is " + std::to_string(size) + " bytes, more than this process can allocate to read it");
   }
   in.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (static_cast<std::size_t>(in.gcount()) != size) refuse(path, "read error: the file changed while it was read");
+  if (static_cast<std::size_t>(in.gcount()) != size) refuse(path, diag::kFileUnreadable, "read error: the file changed while it was read");
   return parse_onnx(bytes, path, options);
 }
 

@@ -19,8 +19,8 @@ OnnxOptions onnx_options(const Overrides& overrides, const std::string& file) {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc{} || end != text.data() + text.size() || v < 1 || v > ir::kMaxDimension)
-      onnx_import::refuse(file, "dimension '" + name + "' = '" + text + "' is not a whole number from 1 to " +
-                                    std::to_string(ir::kMaxDimension));
+      onnx_import::refuse(file, diag::kOnnxInput, "dimension '" + name + "' = '" + text + "' is not a whole number from 1 to " +
+                                                       std::to_string(ir::kMaxDimension));
     o.dims[name] = v;
   }
   return o;

@@ -5,11 +5,12 @@
 #include "lang/parse.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace ridge::lang::onnx_import {
 
-[[noreturn]] inline void refuse(const std::string& file, const std::string& message) {
-  throw Error({Diagnostic{SourceLocation{file, 0, 0}, message, {}, {}}});
+[[noreturn]] inline void refuse(const std::string& file, std::string_view id, const std::string& message) {
+  throw Error({file_diagnostic(file, id, message)});
 }
 
 }  // namespace ridge::lang::onnx_import

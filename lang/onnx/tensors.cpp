@@ -8,14 +8,17 @@
 namespace ridge::lang::onnx_import {
 
 std::int64_t element_count_checked(const ir::Shape& dims, const std::string& what) {
-  if (dims.size() > kMaxRank) throw OnnxError(what + " has " + std::to_string(dims.size()) + " axes; at most " + std::to_string(kMaxRank));
+  if (dims.size() > kMaxRank)
+    throw OnnxError(what + " has " + std::to_string(dims.size()) + " axes; at most " + std::to_string(kMaxRank), diag::kOnnxLimit);
   std::int64_t n = 1;
   for (const auto d : dims) {
     if (d < 0 || d > ir::kMaxDimension)
-      throw OnnxError(what + " has dimension " + std::to_string(d) + "; dimensions lie in 0 .. " + std::to_string(ir::kMaxDimension));
+      throw OnnxError(what + " has dimension " + std::to_string(d) + "; dimensions lie in 0 .. " + std::to_string(ir::kMaxDimension),
+                      diag::kOnnxLimit);
     if (d != 0 && n > ir::kMaxElementsPerSample / d)
       throw OnnxError(what + " has shape " + ir::to_string(dims) + ", more than " + std::to_string(ir::kMaxElementsPerSample) +
-                      " elements: absurdly large");
+                          " elements: absurdly large",
+                      diag::kOnnxLimit);
     n *= d;
   }
   return n;
@@ -58,7 +61,8 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
   std::optional<std::vector<double>> data;
   if (!t.raw_data().empty() && w > 0) {
     if (t.raw_data().size() != static_cast<std::size_t>(n) * w)
-      throw OnnxError(what + " holds " + std::to_string(t.raw_data().size()) + " bytes for shape " + ir::to_string(v.dims));
+      throw OnnxError(what + " holds " + std::to_string(t.raw_data().size()) + " bytes for shape " + ir::to_string(v.dims),
+                      diag::kOnnxTensor);
     switch (type) {
       case onnx::TensorProto::FLOAT: data = from_raw<float>(t.raw_data(), n); break;
       case onnx::TensorProto::DOUBLE: data = from_raw<double>(t.raw_data(), n); break;
@@ -77,29 +81,32 @@ Value read_tensor(const onnx::TensorProto& t, const std::string& what) {
     data = std::vector<double>(t.double_data().begin(), t.double_data().end());
   }
   if (data && static_cast<std::int64_t>(data->size()) != n)
-    throw OnnxError(what + " holds " + std::to_string(data->size()) + " values for shape " + ir::to_string(v.dims));
+    throw OnnxError(what + " holds " + std::to_string(data->size()) + " values for shape " + ir::to_string(v.dims),
+                    diag::kOnnxTensor);
   if (!data && n == 0) data = std::vector<double>{};
   v.data = std::move(data);
   return v;
 }
 
 std::int64_t as_int(double v, const std::string& what) {
-  if (is_batch(v)) throw OnnxError(what + " depends on the batch size, which Ridge keeps out of the graph");
+  if (is_batch(v))
+    throw OnnxError(what + " depends on the batch size, which Ridge keeps out of the graph", diag::kOnnxUnsupportedNode);
   // A float that is no number cast to an integer is undefined in ONNX (Cast): never a size.
   if (std::isnan(v) || std::isinf(v))
-    throw OnnxError(what + " is " + (std::isnan(v) ? std::string("nan") : v > 0 ? "inf" : "-inf") + ", not an integer");
+    throw OnnxError(what + " is " + (std::isnan(v) ? std::string("nan") : v > 0 ? "inf" : "-inf") + ", not an integer",
+                    diag::kOnnxUnsupportedNode);
   // int64's range as doubles is [-2^63, 2^63): INT64_MAX reads back as 2^63 ("to the end" in a Slice),
   // and any value at or past it is taken as that, never cast (the cast would be undefined; issue #41's
   // fuzz finding cast 9.22e18, inside an older bound of 9.3e18).
   constexpr double kTwo63 = 9223372036854775808.0;
   if (v >= kTwo63) return std::numeric_limits<std::int64_t>::max();
   if (v < -kTwo63) return std::numeric_limits<std::int64_t>::min();
-  if (!(v == std::floor(v))) throw OnnxError(what + " is " + std::to_string(v) + ", not an integer");
+  if (!(v == std::floor(v))) throw OnnxError(what + " is " + std::to_string(v) + ", not an integer", diag::kOnnxUnsupportedNode);
   return static_cast<std::int64_t>(v);
 }
 
 std::vector<std::int64_t> as_ints(const Value& v, const std::string& what) {
-  if (v.is_layer() || !v.data) throw OnnxError(what + " is not a constant known at import");
+  if (v.is_layer() || !v.data) throw OnnxError(what + " is not a constant known at import", diag::kOnnxUnsupportedNode);
   std::vector<std::int64_t> out;
   for (const double d : *v.data) out.push_back(as_int(d, what));
   return out;
@@ -119,9 +126,12 @@ std::optional<ir::Shape> broadcast(const ir::Shape& a, const ir::Shape& b) {
 
 Value fold_binary(const Value& a, const Value& b, double (*f)(double, double), const std::string& what) {
   const auto shape = broadcast(a.dims, b.dims);
-  if (!shape) throw OnnxError(what + ": shapes " + ir::to_string(a.dims) + " and " + ir::to_string(b.dims) + " do not broadcast");
+  if (!shape)
+    throw OnnxError(what + ": shapes " + ir::to_string(a.dims) + " and " + ir::to_string(b.dims) + " do not broadcast",
+                    diag::kOnnxShape);
   const std::int64_t n = element_count_checked(*shape, what);
-  if (n > kMaxFoldedElements) throw OnnxError(what + " folds to more than " + std::to_string(kMaxFoldedElements) + " elements");
+  if (n > kMaxFoldedElements)
+    throw OnnxError(what + " folds to more than " + std::to_string(kMaxFoldedElements) + " elements", diag::kOnnxLimit);
   std::vector<double> out(static_cast<std::size_t>(n));
   const std::size_t rank = shape->size();
   auto index = [&](const Value& v, std::int64_t flat) {
@@ -153,7 +163,8 @@ std::int64_t attr_int(const onnx::NodeProto& n, const std::string& name, std::in
 }
 double attr_float(const onnx::NodeProto& n, const std::string& name, double fallback) {
   const auto* a = attribute(n, name);
-  if (a && !std::isfinite(a->f())) throw OnnxError(describe(n) + ": attribute '" + name + "' is not a finite number");
+  if (a && !std::isfinite(a->f()))
+    throw OnnxError("attribute '" + name + "' is not a finite number", diag::kOnnxUnsupportedNode);
   return a ? static_cast<double>(a->f()) : fallback;
 }
 std::string attr_string(const onnx::NodeProto& n, const std::string& name, const std::string& fallback) {

@@ -12,7 +12,7 @@ constexpr const char* kNoOnnx =
 
 }  // namespace
 
-OnnxImport parse_onnx(const std::string&, const std::string& file, const OnnxOptions&) { onnx_import::refuse(file, kNoOnnx); }
-OnnxImport load_onnx(const std::string& path, const OnnxOptions&) { onnx_import::refuse(path, kNoOnnx); }
+OnnxImport parse_onnx(const std::string&, const std::string& file, const OnnxOptions&) { onnx_import::refuse(file, diag::kOnnxUnavailable, kNoOnnx); }
+OnnxImport load_onnx(const std::string& path, const OnnxOptions&) { onnx_import::refuse(path, diag::kOnnxUnavailable, kNoOnnx); }
 
 }  // namespace ridge::lang

@@ -84,8 +84,8 @@ TEST_CASE("simulate names an op it cannot model, and with --allow-unknown counts
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   const auto refused = simulate("'" + path + "' " + kHw);
   CHECK(refused.status == 1);
-  CHECK_THAT(refused.err, Catch::Contains("'Hardmax' node 'argmax_head' (inputs: x): Ridge cannot model the ONNX op 'Hardmax'"));
+  CHECK_THAT(refused.err, Catch::Contains("node 0 'argmax_head' (Hardmax, inputs: x): Ridge cannot model the ONNX op 'Hardmax'"));
   const auto allowed = simulate("'" + path + "' " + kHw + " --allow-unknown");
   CHECK(allowed.status == 0);
-  CHECK_THAT(allowed.out, Catch::Contains("note: counted as free (--allow-unknown): 'Hardmax' node 'argmax_head'"));
+  CHECK_THAT(allowed.out, Catch::Contains("note: counted as free (--allow-unknown): node 0 'argmax_head' (Hardmax, inputs: x)"));
 }

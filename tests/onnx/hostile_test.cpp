@@ -68,7 +68,7 @@ TEST_CASE("graphs with cycles, dangling inputs or two producers of a value are r
 
   auto dangling = model();
   node(dangling, "Relu", {"nowhere"}, {"y"}, "r");
-  CHECK_THAT(error_of(dangling), Catch::Contains("'Relu' node 'r' (inputs: nowhere) reads 'nowhere', which nothing"));
+  CHECK_THAT(error_of(dangling), Catch::Contains("node 0 'r' (Relu, inputs: nowhere): reads 'nowhere', which nothing"));
 
   auto twice = model();
   node(twice, "Relu", {"x"}, {"y"});
@@ -143,7 +143,7 @@ TEST_CASE("an op Ridge cannot model names the op, the node and its inputs; --all
   node(m, "Relu", {"x"}, {"r"});
   node(m, "Hardmax", {"r"}, {"h"}, "mystery");
   node(m, "Sigmoid", {"h"}, {"y"});
-  CHECK_THAT(error_of(m), Catch::Contains("'Hardmax' node 'mystery' (inputs: r): Ridge cannot model the ONNX op 'Hardmax'"));
+  CHECK_THAT(error_of(m), Catch::Contains("node 1 'mystery' (Hardmax, inputs: r): Ridge cannot model the ONNX op 'Hardmax'"));
   lang::OnnxOptions o;
   o.allow_unknown = true;
   const auto imported = lang::parse_onnx(m.SerializeAsString(), "m.onnx", o);
