@@ -12,26 +12,26 @@
 namespace ridge::engine {
 namespace {
 
-// Row i is the cost of op id i; nullptr where the table has none (has_cost says so, a test fails).
-const std::vector<costs::CostFn>& table() {
-  static const std::vector<costs::CostFn> t = [] {
-    std::vector<costs::CostFn> fns(ir::all_ops().size(), nullptr);
-    fns[ir::kInputOp.id] = costs::view;
+// Row i is the cost of op id i; a null cost where the table has none (has_cost says so, a test fails).
+const std::vector<costs::CostRow>& table() {
+  static const std::vector<costs::CostRow> t = [] {
+    std::vector<costs::CostRow> fns(ir::all_ops().size(), costs::CostRow{{}, nullptr, costs::kSavesNothing});
+    fns[ir::kInputOp.id] = {"input", costs::view, costs::kSavesNothing};
     for (auto family : {costs::tensor_costs, costs::pointwise_costs, costs::conv_costs, costs::norm_costs,
                         costs::dense_costs})
       for (const costs::CostRow& row : family()) {
         const auto op = ir::find_op(row.op);
         if (!op) throw std::logic_error("engine/costs has a row for '" + std::string(row.op) + "', which is no op");
-        fns[op->id] = row.cost;
+        fns[op->id] = row;
       }
     return fns;
   }();
   return t;
 }
 
-costs::CostFn cost_fn(ir::Op op) {
+const costs::CostRow& cost_row(ir::Op op) {
   const auto& t = table();
-  if (op.id >= t.size() || !t[op.id])
+  if (op.id >= t.size() || !t[op.id].cost)
     throw std::logic_error("op '" + std::string(ir::op_name(op)) + "' has no row in engine/costs");
   return t[op.id];
 }
@@ -40,7 +40,7 @@ costs::CostFn cost_fn(ir::Op op) {
 
 ir::OpClass op_class(ir::Op op) { return ir::spec(op).op_class; }
 bool is_view(ir::Op op) { return ir::spec(op).view; }
-bool has_cost(ir::Op op) { return op.id < table().size() && table()[op.id] != nullptr; }
+bool has_cost(ir::Op op) { return op.id < table().size() && table()[op.id].cost != nullptr; }
 
 namespace {
 // Autograd's rule, once for both forms: `earlier(in)` says whether earlier layer `in`'s output needs a
@@ -98,7 +98,9 @@ OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std
   cost.view = spec.view;
   cost.matrix_unit = ir::op_class_row(spec.op_class).matrix_unit;   // a cost row may narrow it (depthwise)
   cost.params = static_cast<double>(ir::parameter_count(layer, shapes));
-  cost_fn(layer.op)(ctx, cost);
+  const costs::CostRow& row = cost_row(layer.op);
+  row.cost(ctx, cost);
+  cost.saves = row.saves;
   // Ops whose train-mode forward is the eval one leave forward_train empty; copy it across.
   if (cost.forward_train == PassCost{}) cost.forward_train = cost.forward;
   if (!grad.output) cost.backward = PassCost{};   // not on any gradient path: autograd skips it

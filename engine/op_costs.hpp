@@ -60,6 +60,17 @@ struct PassGemms {
   friend bool operator==(const PassGemms&, const PassGemms&) = default;
 };
 
+// What an op's backward reads of its forward's values, as autograd saves them (PyTorch's
+// derivatives.yaml): a bit per input (bit i: input i; weights are parameters, not activations) and the
+// output. simulate() keeps an activation for backward when the layer that made it or a layer that
+// reads it saves it; masks, indices and statistics are OpCost::saved_bytes on top.
+struct Saves {
+  std::uint32_t inputs = 0;
+  bool output = false;
+  bool input(std::size_t i) const { return i < 32 && ((inputs >> i) & 1u) != 0; }
+  friend bool operator==(const Saves&, const Saves&) = default;
+};
+
 struct OpCost {
   ir::OpClass op_class = ir::OpClass::DataMovement;
   bool view = false;             // no kernel, no new storage: it aliases its (first) input
@@ -69,7 +80,8 @@ struct OpCost {
   PassCost forward;              // inference (eval mode)
   PassCost forward_train;        // training mode (differs for batchnorm and dropout)
   PassCost backward;             // input gradient(s) where needed + weight gradient
-  double saved_bytes = 0.0;      // extra bytes kept for backward beyond the output (masks, indices)
+  Saves saves;                    // which of its inputs and output the backward reads
+  double saved_bytes = 0.0;      // extra bytes kept for backward beyond those values (masks, indices, statistics)
   PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
   PassGemms gemm_backward;       // and of the backward
   kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model

@@ -43,6 +43,9 @@ struct LayerRow {
   bool view = false;               // runs no kernel
   double params = 0.0;
   double macs = 0.0;
+  // Activation bytes kept for backward (no recomputation): this layer's value where a backward reads
+  // it (its own, or a consumer's: OpCost::saves), and its extras (masks, indices, statistics).
+  double saved_bytes = 0.0;
   PassCost fwd;                    // inference (eval mode)
   PassCost fwd_train;              // training mode forward
   PassCost bwd;
@@ -74,7 +77,7 @@ struct Totals {
   double weight_bytes = 0.0;             // inference: in --weights' width (int8, int4) or the compute precision
   double train_weight_bytes = 0.0;       // training: in the compute precision
   double peak_activation_bytes = 0.0;    // inference: peak live activations over the topological order
-  double saved_activation_bytes = 0.0;   // training: every materialised activation + masks/indices/stats
+  double saved_activation_bytes = 0.0;   // training: what backward reads (LayerRow::saved_bytes, summed) under the recomputation
   double memory_infer_bytes = 0.0;       // weights + peak live activations
   double memory_train_bytes = 0.0;       // weights + gradients + master weights + optimizer states + saved activations
   std::optional<bool> fits_infer;        // absent when the device gives no memory size

@@ -83,9 +83,10 @@ double value_bytes(const ir::Layer& l, std::int64_t batch, ir::Precision p) {
 
 // Full recomputation (Megatron's "full" activation checkpointing) keeps only the values that cross
 // a top-level block boundary (a block's inputs, named by the first component of layer names) and,
-// during backward, one block's activations at a time, recomputed.
-double full_recompute_saved_bytes(const ir::Network& net, const std::vector<std::size_t>& root, std::int64_t batch,
-                                  ir::Precision p) {
+// during backward, one block's saved activations at a time (`saved`: per layer, as without
+// recomputation), recomputed.
+double full_recompute_saved_bytes(const ir::Network& net, const std::vector<std::size_t>& root,
+                                  const std::vector<double>& saved, std::int64_t batch, ir::Precision p) {
   const auto top = [&](std::size_t i) { return net.layers[i].name.substr(0, net.layers[i].name.find('.')); };
   std::vector<bool> kept(net.layers.size(), false);
   kept[root[0]] = true;
@@ -96,12 +97,10 @@ double full_recompute_saved_bytes(const ir::Network& net, const std::vector<std:
   double boundary = 0.0, largest_block = 0.0, block = 0.0;
   std::string current;
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
-    if (root[i] != i) continue;
-    const double bytes = value_bytes(net.layers[i], batch, p);
-    if (kept[i]) boundary += bytes;
     if (top(i) != current) current = top(i), block = 0.0;
-    block += bytes;
+    block += saved[i];   // what the block keeps while its backward runs, recomputed
     largest_block = std::max(largest_block, block);
+    if (root[i] == i && kept[i]) boundary += value_bytes(net.layers[i], batch, p);
   }
   return boundary + largest_block;
 }
@@ -262,6 +261,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   w.cost_of.reserve(net.layers.size());
   std::unordered_multimap<std::uint64_t, std::uint32_t> distinct;   // cost_hash -> index in w.costs
   w.recomputed.assign(net.layers.size(), false);
+  w.saved_bytes.assign(net.layers.size(), 0.0);
+  std::vector<bool> kept(net.layers.size(), false);   // per layer: a later backward reads its value
   // One buffer of input shapes for every layer: refilled in place, it allocates only when a layer
   // has more inputs or longer shapes than any before (a fresh vector per layer showed in profiles).
   std::vector<ir::Shape> shapes;
@@ -292,10 +293,19 @@ Workload workload(const ir::Network& net, const Options& opt) {
     t.bytes_bwd += c.backward.bytes();
     t.kernels_fwd += c.forward.kernels;
     t.kernels_bwd += c.backward.kernels;
-    t.saved_activation_bytes += c.saved_bytes;
+    // What autograd keeps for this layer's backward: the values it reads (its inputs', its output's
+    // storage, marked here and summed once per storage below) and its extras (masks, statistics). A
+    // layer off every gradient path has no backward and keeps nothing.
+    if (grad.output) {
+      if (c.saves.output) kept[id] = true;
+      for (std::size_t k = 0; k < layer.inputs.size(); ++k)
+        if (c.saves.input(k)) kept[layer.inputs[k]] = true;
+      w.saved_bytes[id] = c.saved_bytes;
+      t.saved_activation_bytes += c.saved_bytes;
+    }
     // Selective recomputation drops attention's saved scores and runs its forward again in backward.
     if (opt.recompute == Recompute::Selective && layer.op == attention_op) {
-      selective_dropped += c.saved_bytes;
+      selective_dropped += w.saved_bytes[id];
       t.flops_recompute += c.forward_train.flops;
       w.recomputed[id] = true;
     }
@@ -329,10 +339,18 @@ Workload workload(const ir::Network& net, const Options& opt) {
   t.peak_activation_bytes = std::accumulate(w.activation_growth.begin(), w.activation_growth.end(), 0.0);
   group_layers(w);
   const std::vector<std::size_t> root = storage_roots(net);
+  // A value read through a view is kept as its storage: the root's.
+  std::vector<bool> kept_storage(net.layers.size(), false);
   for (std::size_t i = 0; i < net.layers.size(); ++i)
-    if (root[i] == i) t.saved_activation_bytes += value_bytes(net.layers[i], opt.batch, opt.precision);
+    if (kept[i]) kept_storage[root[i]] = true;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (kept_storage[i]) {
+      const double bytes = value_bytes(net.layers[i], opt.batch, opt.precision);
+      w.saved_bytes[i] += bytes;
+      t.saved_activation_bytes += bytes;
+    }
   if (opt.recompute == Recompute::Full)
-    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, opt.batch, opt.precision);
+    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, w.saved_bytes, opt.batch, opt.precision);
   else
     t.saved_activation_bytes -= selective_dropped;
   t.weight_bytes = t.params * weight_width;
@@ -445,6 +463,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                           .view = c.view,
                           .params = c.params,
                           .macs = c.macs,
+                          .saved_bytes = w.saved_bytes[id],
                           .fwd = c.forward,
                           .fwd_train = c.forward_train,
                           .bwd = c.backward,

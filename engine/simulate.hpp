@@ -63,6 +63,8 @@ struct Workload {
   std::vector<std::uint32_t> cost_of;
   const OpCost& cost(std::size_t layer) const { return costs[cost_of[layer]]; }
   std::vector<bool> recomputed;            // per layer: run again in backward (selective recomputation)
+  // Per layer: the activation bytes kept for its backward without recomputation (LayerRow::saved_bytes).
+  std::vector<double> saved_bytes;
   // Per layer: how far the forward's live activations rise above their earlier peak while it runs
   // (the sum is the peak): the heap a step must grow, and fault in afresh where the allocator has
   // trimmed it since the last step (FreshMemory::heap_seconds).

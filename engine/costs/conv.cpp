@@ -126,14 +126,14 @@ void upsample(const Ctx& c, OpCost& r) {
 }  // namespace
 
 std::vector<CostRow> conv_costs() {
-  return {{"conv", conv},
-          {"conv_transpose", conv_transpose},
-          {"maxpool", maxpool},
-          {"avgpool", avgpool},
-          {"adaptive_avgpool", adaptive_avgpool},
-          {"adaptive_maxpool", adaptive_maxpool},
-          {"upsample", upsample},
-          {"pixel_shuffle", copy_both_ways}};
+  return {{"conv", conv, kSavesInput},
+          {"conv_transpose", conv_transpose, kSavesInput},
+          {"maxpool", maxpool, kSavesInput},
+          {"avgpool", avgpool, kSavesInput},
+          {"adaptive_avgpool", adaptive_avgpool, kSavesInput},
+          {"adaptive_maxpool", adaptive_maxpool, kSavesInput},
+          {"upsample", upsample, kSavesNothing},
+          {"pixel_shuffle", copy_both_ways, kSavesNothing}};
 }
 
 }  // namespace ridge::engine::costs

@@ -205,9 +205,9 @@ void gru(const Ctx& c, OpCost& r) { recurrent(c, r, 3, 23); }
 }  // namespace
 
 std::vector<CostRow> dense_costs() {
-  return {{"linear", linear},       {"matmul", matmul}, {"embedding", embedding}, {"parameter", parameter},
-          {"attention", attention}, {"moe", moe},       {"lstm", lstm},
-          {"gru", gru}};
+  return {{"linear", linear, kSavesInput},       {"matmul", matmul, kSavesInputs}, {"embedding", embedding, kSavesInput}, {"parameter", parameter, kSavesNothing},
+          {"attention", attention, Saves{~0u, true}}, {"moe", moe, kSavesInput},       {"lstm", lstm, kSavesInput},
+          {"gru", gru, kSavesInput}};
 }
 
 }  // namespace ridge::engine::costs

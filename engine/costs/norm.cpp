@@ -65,8 +65,8 @@ void instancenorm(const Ctx& c, OpCost& r) {
 }  // namespace
 
 std::vector<CostRow> norm_costs() {
-  return {{"batchnorm", batchnorm}, {"layernorm", layernorm}, {"rmsnorm", rmsnorm}, {"groupnorm", groupnorm},
-          {"instancenorm", instancenorm}};
+  return {{"batchnorm", batchnorm, kSavesInput}, {"layernorm", layernorm, kSavesInput}, {"rmsnorm", rmsnorm, kSavesInput}, {"groupnorm", groupnorm, kSavesInput},
+          {"instancenorm", instancenorm, kSavesInput}};
 }
 
 }  // namespace ridge::engine::costs

@@ -37,10 +37,19 @@ struct Ctx {
 };
 
 using CostFn = void (*)(const Ctx&, OpCost&);
+// Every row says what its backward reads of the forward's values (op_costs.hpp, Saves): a row that
+// leaves it out is a -Wmissing-field-initializers warning, which the build treats as a defect.
 struct CostRow {
   std::string_view op;   // the spec row's name
   CostFn cost;
+  Saves saves;
 };
+
+// What rows save, as PyTorch's derivatives.yaml has it for the op's ATen form.
+inline constexpr Saves kSavesNothing{0, false};   // add, concat, views, pooling by mean: the gradient alone
+inline constexpr Saves kSavesInput{1, false};     // the first input: conv, linear, norms, gelu, silu
+inline constexpr Saves kSavesInputs{~0u, false};  // every input: matmul, mul, div
+inline constexpr Saves kSavesOutput{0, true};     // the result: relu, sigmoid, tanh, exp, softmax
 
 inline PassCost pass(double flops, double read, double written, int kernels = 1) {
   return PassCost{flops, read, written, kernels};

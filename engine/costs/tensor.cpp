@@ -68,12 +68,12 @@ void dropout(const Ctx& c, OpCost& r) {
 
 std::vector<CostRow> tensor_costs() {
   return {
-      {"flatten", view},         {"reshape", view},        {"transpose", view},
-      {"permute", view},         {"expand", expand},       {"concat", concat},
-      {"slice", slice},          {"gather", gather},       {"channel_shuffle", copy_both_ways},
-      {"pad", copy_both_ways},   {"roll", copy_both_ways}, {"mean", mean},
-      {"sum", sum},              {"amax", amax},           {"softmax", softmax},
-      {"log_softmax", softmax},  {"dropout", dropout},
+      {"flatten", view, kSavesNothing},         {"reshape", view, kSavesNothing},        {"transpose", view, kSavesNothing},
+      {"permute", view, kSavesNothing},         {"expand", expand, kSavesNothing},       {"concat", concat, kSavesNothing},
+      {"slice", slice, kSavesNothing},          {"gather", gather, kSavesNothing},       {"channel_shuffle", copy_both_ways, kSavesNothing},
+      {"pad", copy_both_ways, kSavesNothing},   {"roll", copy_both_ways, kSavesNothing}, {"mean", mean, kSavesNothing},
+      {"sum", sum, kSavesNothing},              {"amax", amax, Saves{1u, true}},           {"softmax", softmax, kSavesOutput},
+      {"log_softmax", softmax, kSavesOutput},  {"dropout", dropout, kSavesNothing},
   };
 }
 
