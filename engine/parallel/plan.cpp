@@ -28,8 +28,9 @@ PlanReport header(const ir::Network& network, const ir::Device& device, const Op
   if (!r.shape.is_transformer())
     r.notes.push_back("no attention layer: data parallelism only; activation memory is simulate()'s");
   else
-    r.notes.push_back("activation memory: Korthikanti et al. 2022, Table 2, per layer, for the micro-batches in flight on the "
-                      "first pipeline stage; embedding and LM-head activations are left out");
+    r.notes.push_back("activation memory: what each layer's backward reads (as one device keeps it), split over the tensor "
+                      "ranks as Korthikanti et al. 2022 split it, for the micro-batches in flight on the first pipeline stage "
+                      "(with the embedding's), or on the last (with the LM head's), whichever is larger");
   r.notes.push_back("devices ranked tensor-parallel first, then data, then pipeline (Megatron-LM): a tensor-parallel group fills a node first");
   return r;
 }

@@ -210,13 +210,26 @@ StepResult evaluate(const Strategy& s, const MicroBatchProfile& p, const Transfo
   r.memory.gradients = gradient_bytes / (s.zero >= 2 ? D : 1.0);
   r.memory.optimizer = params_device * p.optimizer_bytes_per_param / optimizer_share;
   if (shape.is_transformer()) {
-    // Korthikanti et al.'s bytes assume 16-bit activations; other widths scale with them.
-    const double per_layer = activation_bytes_per_layer(static_cast<double>(shape.seq), per_micro, static_cast<double>(shape.hidden),
-                                                        static_cast<double>(shape.heads), T, s.sequence_parallel, s.recompute) *
-                             width / 2.0;
+    // simulate()'s saved activations, split as tensor and sequence parallelism split them (at T = P = 1
+    // without recomputation, exactly simulate()'s total). Per block on a device:
+    //   none       split / T + repeated / (T with SP, else 1)
+    //   selective  the same without the attention's scores (run again in backward)
+    //   full       the value entering the block (/ T with SP), and once per device one block's whole
+    //              set, rebuilt while its backward runs
+    // The first stage keeps min(P, micro-batches) micro-batches in flight (1 + (P-1)/(P v) more under
+    // interleaving) and the embedding's values; the last stage one, and the LM head's (logits split T
+    // ways). A device's figure is the larger of the two.
+    const double block_none = p.block_saved_split / T + p.block_saved_replicated / replicated_split;
+    const double per_block = s.recompute == Recompute::Full        ? p.block_input_bytes / replicated_split
+                             : s.recompute == Recompute::Selective ? block_none - p.block_saved_scores / T
+                                                                   : block_none;
+    const double working = s.recompute == Recompute::Full ? block_none : 0.0;
     const double in_flight = s.pipeline > 1 ? std::min(P, m_count) : 1.0;
     const double interleaving = s.interleave > 1 ? 1.0 + (P - 1.0) / (P * v) : 1.0;
-    r.memory.activations = per_layer * L_stage * in_flight * interleaving;
+    const double after = p.after_saved_split / T + p.after_saved_replicated / replicated_split;
+    const double first = (L_stage * per_block + p.before_saved) * in_flight * interleaving + working;
+    const double last = L_stage * per_block + after + working;
+    r.memory.activations = s.pipeline > 1 ? std::max(first, last) : first + after;
   } else {
     r.memory.activations = p.saved_activation_bytes;
   }

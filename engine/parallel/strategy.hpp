@@ -1,6 +1,6 @@
 // A parallel training strategy and its step: the one place the step's formulas live (Megatron-LM:
-// Shoeybi et al. 2019, Narayanan et al. SC'21; ZeRO: Rajbhandari et al. 2020; activation memory:
-// Korthikanti et al. 2022). Devices are ranked tensor-parallel fastest, then data, then pipeline
+// Shoeybi et al. 2019, Narayanan et al. SC'21; ZeRO: Rajbhandari et al. 2020; activation memory split
+// as Korthikanti et al. 2022 split it). Devices are ranked tensor-parallel fastest, then data, then pipeline
 // (Megatron's order), so a tensor-parallel group fills a node first.
 //
 // Per micro-batch on the slowest pipeline stage (L/P blocks, plus the embedding or the LM head):
@@ -19,9 +19,10 @@
 //   step      = pipeline + exposed data-parallel communication + optimizer update on the device's
 //               share + the system's per-step overhead
 // Memory per device: weights, gradients and optimizer states of the device's parameters (sharded
-// over D by ZeRO stage 3, 2 and 1 respectively) and activations (Korthikanti et al.) for the
-// micro-batches in flight on the first stage: min(P, m_count) of L/P layers, times
-// 1 + (P-1)/(P v) under interleaving.
+// over D by ZeRO stage 3, 2 and 1 respectively) and activations (simulate()'s saved values, split by
+// tensor and sequence parallelism as Korthikanti et al. split them) for the micro-batches in flight
+// on the first stage: min(P, m_count) of L/P layers, times 1 + (P-1)/(P v) under interleaving; or the
+// last stage's, with the LM head's logits, where that is larger.
 #pragma once
 
 #include "engine/parallel/collectives.hpp"

@@ -87,25 +87,40 @@ MicroBatchProfile profile_micro_batch(const ir::Network& net, const ir::Device& 
   const Groups g = groups(net);
   const ir::Op attention = ir::op("attention");
   bool seen_block = false;
-  double block_params = 0.0;
+  double block_params = 0.0, block_input = 0.0;
+  const double width = ir::bytes_per_element(o.precision);
+  auto bytes_of = [&](const ir::Shape& shape_) {
+    return static_cast<double>(ir::element_count(shape_)) * static_cast<double>(micro_batch) * width;
+  };
   for (std::size_t i = 0; i < r.layers.size() && i < net.layers.size(); ++i) {
     const LayerRow& row = r.layers[i];
     const PassPair times{row.time_fwd_train.paleo_s, row.time_bwd.paleo_s};
     const bool in_block = shape.is_transformer() && g.is_block[g.of_layer[i]];
     PassPair* slot = nullptr;
+    // Hidden-wide values outside a matmul (norms, residual adds, dropouts) are repeated on every
+    // tensor-parallel rank; everything else is split.
+    const bool hidden_wide = !row.output_shape.empty() && row.output_shape.back() == shape.hidden;
+    const bool replicated = row.op_class != ir::OpClass::MatMul && hidden_wide;
     if (!in_block) {
       slot = seen_block ? &p.after : &p.before;
       (seen_block ? p.after_params : p.before_params) += row.params;
+      if (!seen_block) p.before_saved += row.saved_bytes;
+      else (replicated ? p.after_saved_replicated : p.after_saved_split) += row.saved_bytes;
     } else {
+      if (!seen_block || g.of_layer[i] != g.of_layer[i - 1]) {
+        // A block's first layer: the value it reads from outside is what full recomputation keeps.
+        for (ir::LayerId in : net.layers[i].inputs)
+          if (g.of_layer[in] != g.of_layer[i]) block_input += bytes_of(r.layers[in].output_shape);
+      }
       seen_block = true;
       block_params += row.params;
-      // Hidden-wide values outside a matmul (norms, residual adds, dropouts) are repeated on every
-      // tensor-parallel rank; everything else is split.
-      const bool hidden_wide = !row.output_shape.empty() && row.output_shape.back() == shape.hidden;
-      slot = (row.op_class != ir::OpClass::MatMul && hidden_wide) ? &p.block_replicated : &p.block_split;
+      slot = replicated ? &p.block_replicated : &p.block_split;
+      (replicated ? p.block_saved_replicated : p.block_saved_split) += row.saved_bytes;
       if (net.layers[i].op == attention) {
         p.block_attention_forward += times.forward;
         p.attention_flops_forward += row.fwd_train.flops;
+        // Its scores and their dropout (kept beyond its inputs and output): what selective drops.
+        p.block_saved_scores += row.saved_bytes - bytes_of(row.output_shape);
       }
     }
     slot->forward += times.forward;
@@ -116,20 +131,14 @@ MicroBatchProfile profile_micro_batch(const ir::Network& net, const ir::Device& 
     for (PassPair* pp : {&p.block_split, &p.block_replicated}) pp->forward /= L, pp->backward /= L;
     p.block_attention_forward /= L;
     p.block_params = block_params / L;
+    p.block_saved_split /= L;
+    p.block_saved_replicated /= L;
+    p.block_saved_scores /= L;
+    p.block_input_bytes = block_input / L;
     // Tied weights (an LM head reusing the embedding) are counted once by simulate(); the rows count
     // them where they are declared, which is what a pipeline's first stage holds.
   }
   return p;
-}
-
-double activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sp, Recompute recompute) {
-  const double sbh = s * b * h;
-  switch (recompute) {
-    case Recompute::Full: return 2.0 * sbh;
-    case Recompute::Selective: return sp ? 34.0 * sbh / t : sbh * (10.0 + 24.0 / t);
-    case Recompute::None: break;
-  }
-  return sp ? sbh * (34.0 + 5.0 * a * s / h) / t : sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
 }
 
 }  // namespace ridge::engine::parallel

@@ -1,7 +1,8 @@
-// What the parallel model needs to know of a network: its transformer shape (read from the IR), the
-// per-micro-batch times of its parts (from one simulate() run), and Korthikanti et al.'s activation
-// memory. A network without attention is "not a transformer": it can be data parallel only, and its
-// activation memory is simulate()'s.
+// What the parallel model needs to know of a network: its transformer shape (read from the IR), and
+// the per-micro-batch times and saved activations of its parts (from one simulate() run: one memory
+// model for one device and for many, which for a GPT block with dropout is Korthikanti et al.'s
+// 34 s b h + 5 a s^2 b, tests/engine/parallel_memory_test.cpp). A network without attention is "not
+// a transformer": it can be data parallel only.
 #pragma once
 
 #include "engine/simulate.hpp"
@@ -51,6 +52,13 @@ struct MicroBatchProfile {
   // Bytes per parameter, as simulate() counts the training set-up.
   double weight_bytes_per_param = 0.0, gradient_bytes_per_param = 0.0, optimizer_bytes_per_param = 0.0;
   double saved_activation_bytes = 0.0;    // simulate()'s, for networks that are not transformers
+  // Activation bytes kept for backward (simulate()'s LayerRow::saved_bytes, no recomputation), split
+  // as the times are: per block (the mean over blocks) what tensor parallelism splits and what it
+  // repeats; the attention's scores (what selective recomputation drops); the value entering a block
+  // (what full recomputation keeps per block); and outside the blocks, before (first stage) and after
+  // (last stage: the LM head's logits split over the tensor ranks, the final norm's output repeated).
+  double block_saved_split = 0.0, block_saved_replicated = 0.0, block_saved_scores = 0.0, block_input_bytes = 0.0;
+  double before_saved = 0.0, after_saved_split = 0.0, after_saved_replicated = 0.0;
   double peak_flops = 0.0;                // the matrix peak MFU is measured against
   double tokens_per_sample = 0.0;
 };
@@ -58,16 +66,5 @@ struct MicroBatchProfile {
 // Simulates one micro-batch (simulate() with `setup` at batch `micro_batch`) and splits it.
 MicroBatchProfile profile_micro_batch(const ir::Network& network, const ir::Device& device, const Options& setup,
                                       std::int64_t micro_batch, const TransformerShape& shape);
-
-// Activation bytes one transformer layer keeps for its backward, for one micro-batch of b sequences of
-// s tokens, hidden h, a heads, tensor-parallel t (Korthikanti et al. 2022, "Reducing Activation
-// Recomputation in Large Transformer Models", Table 2; 16-bit activations, 1-byte dropout masks):
-//   no recomputation                 s b h (10 + 24/t + 5 a s / (h t))   (t = 1: 34 s b h + 5 a s^2 b)
-//   + sequence parallel              s b h (34 + 5 a s / h) / t
-//   selective recomputation          s b h (10 + 24/t)
-//   selective + sequence parallel    34 s b h / t
-//   full recomputation               2 s b h  (only the layer's input)
-double activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sequence_parallel,
-                                  Recompute recompute);
 
 }  // namespace ridge::engine::parallel
