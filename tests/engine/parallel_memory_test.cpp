@@ -3,6 +3,7 @@
 // they are Korthikanti et al. 2022's Table 2, worked here from the paper, not from the program.
 #include "engine/parallel/plan.hpp"
 #include "engine/simulate.hpp"
+#include "tests/engine/parallel_fixtures.hpp"
 
 #include "lang/parse.hpp"
 
@@ -39,14 +40,8 @@ ir::Network gpt(int layers = 2) {
       "gpt.net");
 }
 
-ir::Device dgx() { return lang::load_device(std::string(RIDGE_HW_DIR) + "/dgx-a100-80gb.hw"); }
-
-engine::Options bf16() {
-  engine::Options o;
-  o.precision = ir::Precision::BF16;
-  o.optimizer = engine::Optimizer::Adam;
-  return o;
-}
+using testing::dgx;
+engine::Options bf16() { return testing::mixed_adam(); }
 
 }  // namespace
 

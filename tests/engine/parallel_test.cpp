@@ -6,6 +6,7 @@
 #include "engine/render/pipeline_trace.hpp"
 
 #include "tests/engine/json_parse.hpp"
+#include "tests/engine/parallel_fixtures.hpp"
 
 #include "lang/parse.hpp"
 
@@ -56,14 +57,8 @@ ir::Network decoder(int layers = 4) {
       "tiny_lm.net");
 }
 
-ir::Device dgx() { return lang::load_device(kHw + "/dgx-a100-80gb.hw"); }
-
-engine::Options mixed_adam() {
-  engine::Options o;
-  o.precision = ir::Precision::BF16;
-  o.optimizer = engine::Optimizer::Adam;
-  return o;
-}
+using testing::dgx;
+using testing::mixed_adam;
 
 }  // namespace
 

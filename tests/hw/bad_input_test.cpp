@@ -2,6 +2,7 @@
 // under the column, and what was expected. Also the syntax the grammar must accept (comments, UTF-8,
 // escapes, words that start like keywords or numbers).
 #include "lang/parse.hpp"
+#include "tests/hw/refuse.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,16 +13,7 @@ using ridge::lang::Diagnostic;
 
 namespace {
 
-// The diagnostics of a text that must be refused.
-std::vector<Diagnostic> refuse(const std::string& text) {
-  try {
-    ridge::lang::parse_device(text, "bad.hw");
-  } catch (const ridge::lang::Error& e) {
-    return e.diagnostics();
-  }
-  FAIL("accepted a text that should have been refused:\n" << text);
-  return {};
-}
+std::vector<Diagnostic> refuse(const std::string& text) { return ridge::testing::refuse_device(text); }
 
 // A well-formed device around one line, with a sticky source so the line's figure has one.
 std::string with_line(const std::string& line) {

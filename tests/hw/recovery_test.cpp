@@ -3,6 +3,7 @@
 // kMaxErrors are shown, then a note says how many more. Each diagnostic carries its kind's ID.
 #include "lang/diagnostic_ids.hpp"
 #include "lang/parse.hpp"
+#include "tests/hw/refuse.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,15 +16,7 @@ namespace diag = ridge::lang::diag;
 
 namespace {
 
-std::vector<Diagnostic> refuse(const std::string& text) {
-  try {
-    ridge::lang::parse_device(text, "bad.hw");
-  } catch (const ridge::lang::Error& e) {
-    return e.diagnostics();
-  }
-  FAIL("accepted a text that should have been refused:\n" << text);
-  return {};
-}
+std::vector<Diagnostic> refuse(const std::string& text) { return ridge::testing::refuse_device(text); }
 
 std::string rendered(const std::string& text) {
   try {
