@@ -3,6 +3,7 @@
 // the same struct. Nothing in here is formatted.
 #pragma once
 
+#include "engine/note.hpp"
 #include "engine/op_costs.hpp"
 #include "engine/timing.hpp"
 
@@ -105,7 +106,7 @@ struct Report {
   std::vector<LayerRow> layers;   // every IR layer, input included, in topological order
   Totals totals;
   // Sentences a reader needs: the counting convention, the peaks used, defaults taken.
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
 };
 
 }  // namespace ridge::engine

@@ -141,9 +141,10 @@ Results run(const Plan& p) {
           // them gets scale()'s error instead.
           std::erase_if(so.devices, [&](int n) { return n > batch; });
           if (so.devices.size() < 2) {
-            out.notes.push_back("scaling: " + dev.id + " is a system of " + std::to_string(dev.count) + " devices; batch " +
-                                std::to_string(batch) + " cannot be split over them (--batch " + std::to_string(dev.count) +
-                                " or more, or --scaling weak, gives its scaling table)");
+            out.notes.push_back(warning("scaling-batch-too-small",
+                                        "scaling: " + dev.id + " is a system of " + std::to_string(dev.count) + " devices; batch " +
+                                            std::to_string(batch) + " cannot be split over them (--batch " +
+                                            std::to_string(dev.count) + " or more, or --scaling weak, gives its scaling table)"));
             continue;
           }
         }

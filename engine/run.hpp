@@ -91,7 +91,7 @@ struct Results {
   std::vector<Generation> generations;       // devices x precisions x batches (prompt > 0)
   std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
   std::optional<RankCorrelation> correlation;
-  std::vector<std::string> notes;            // about the run as a whole
+  std::vector<Note> notes;                   // about the run as a whole
   std::vector<LayerExplanation> explanations;   // Plan::explain's layer at each report's point
   std::optional<parallel::PlanReport> parallel;  // Plan::parallel's strategy or search
   std::optional<Comparison> comparison;      // the reports side by side, where there are several

@@ -154,23 +154,30 @@ ScalingReport scale(const ir::Network& network, const ir::Device& device, const 
                               " devices; expected a plausible link bandwidth");
   }
 
-  r.notes.push_back(std::string(scaling_name(o.scaling)) + " scaling: " +
-                    (o.scaling == Scaling::Strong ? "the global batch of " + std::to_string(o.batch) + " is split over the devices"
-                                                  : "every device runs a batch of " + std::to_string(o.batch)));
-  if (uneven) r.notes.push_back("strong scaling: where the batch does not divide evenly each device runs ceil(B/N) samples, as the slowest device sets the pace");
+  r.notes.push_back(note("scaling-kind", std::string(scaling_name(o.scaling)) + " scaling: " +
+                                             (o.scaling == Scaling::Strong
+                                                  ? "the global batch of " + std::to_string(o.batch) + " is split over the devices"
+                                                  : "every device runs a batch of " + std::to_string(o.batch))));
+  if (uneven)
+    r.notes.push_back(note("scaling-uneven", "strong scaling: where the batch does not divide evenly each device runs ceil(B/N) "
+                                             "samples, as the slowest device sets the pace"));
   if (most > 1) {
-    r.notes.push_back("all-reduce: ring, 2(N-1)/N * S / link_bw + 2(N-1) * alpha over " + r.link.name +
-                      " (one direction" +
-                      (r.link.efficiency < 1.0 ? ", at " + shortest(r.link.efficiency * 100) + " % of it (link efficiency)" : std::string()) +
-                      "), S = gradient bytes at " + std::string(ir::precision_name(o.precision)));
+    r.notes.push_back(note("scaling-all-reduce",
+                           "all-reduce: ring, 2(N-1)/N * S / link_bw + 2(N-1) * alpha over " + r.link.name + " (one direction" +
+                               (r.link.efficiency < 1.0 ? ", at " + shortest(r.link.efficiency * 100) + " % of it (link efficiency)"
+                                                        : std::string()) +
+                               "), S = gradient bytes at " + std::string(ir::precision_name(o.precision))));
     if (r.link.latency_default)
-      r.notes.push_back("link latency: the device gives none for " + r.link.name + "; " +
-                        std::to_string(static_cast<int>(std::lround(r.link.latency_s * 1e6))) + " us assumed");
+      r.notes.push_back(warning("link-no-latency", "link latency: the device gives none for " + r.link.name + "; " +
+                                                     std::to_string(static_cast<int>(std::lround(r.link.latency_s * 1e6))) +
+                                                     " us assumed"));
   }
-  r.notes.push_back(o.overlap ? "overlap: the all-reduce runs during backward; only what exceeds backward is exposed"
-                              : "no overlap: the all-reduce starts after backward ends");
-  r.notes.push_back("compute: PALEO training step (training-mode forward + backward + SGD-with-momentum update) at the per-device batch");
-  r.notes.push_back("efficiency = throughput(N) / (N * throughput(1))");
+  r.notes.push_back(note("scaling-overlap", o.overlap ? "overlap: the all-reduce runs during backward; only what exceeds backward is exposed"
+                                                     : "no overlap: the all-reduce starts after backward ends"));
+  // The update is the report's optimizer's (it said SGD with momentum whatever --optimizer was).
+  r.notes.push_back(note("scaling-compute", "compute: training step (training-mode forward + backward + " +
+                                                r.points.front().per_device.optimizer + " update) at the per-device batch"));
+  r.notes.push_back(note("scaling-efficiency", "efficiency = throughput(N) / (N * throughput(1))"));
   return r;
 }
 

@@ -98,7 +98,7 @@ struct ScalingReport {
   double gradient_bytes = 0.0;     // params * bytes per element at the precision
   std::optional<std::int64_t> dataset_size;
   std::vector<ScalingPoint> points;   // ascending device counts, the first being 1
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
 };
 
 // Simulates every device count. Throws SimulationError for device counts below 1, a strong-scaling

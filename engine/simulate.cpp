@@ -522,9 +522,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // What a reader needs to trust the numbers.
   const DeviceSummary& d = r.device;
   const double width = ir::bytes_per_element(opt.precision);
-  r.notes.push_back("counting: FLOPs count a multiply-add as 2; MACs count conv/linear/matmul only "
-                    "(torchvision's published GFLOPS are MACs); bytes at " +
-                    std::to_string(static_cast<int>(width)) + " B per element");
+  r.notes.push_back(note("report-counting", "counting: FLOPs count a multiply-add as 2; MACs count conv/linear/matmul only "
+                                             "(torchvision's published GFLOPS are MACs); bytes at " +
+                                                 std::to_string(static_cast<int>(width)) + " B per element"));
   std::string peak_note = "peak: conv/linear/matmul use the " + d.matmul_peak_used.describe() + " peak (" +
                           si_flops(d.matmul_peak_used.flops_per_s) + ")";
   if (!d.matmul_peak_used.matrix)
@@ -533,13 +533,13 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                si_flops(d.vector_peak_used.flops_per_s) + ")";
   if (d.vector_peak_used.precision != opt.precision)
     peak_note += ", the device giving no " + std::string(ir::precision_name(opt.precision)) + " vector peak";
-  r.notes.push_back(peak_note);
+  r.notes.push_back(note("report-peak", peak_note));
   if (matrix_facts)
-    r.notes.push_back("kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
+    r.notes.push_back(note("report-kernel-model", "kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
                       std::string(matrix_facts->family) + ", " + std::to_string(static_cast<int>(matrix_facts->sms)) +
                       " SMs: tiles, waves, main loop, L2 and DRAM); elementwise, norms, softmax, pooling, reductions and "
                       "copies as streams at the achieved DRAM rate; depthwise convolutions by PALEO; a kernel's launch "
-                      "overlaps the GPU's work; --kernel-model flat for PALEO throughout");
+                      "overlaps the GPU's work; --kernel-model flat for PALEO throughout"));
   // Classes the kernel model times (GEMMs on the matrix units, streams) take no PPP unless the device
   // calibrated one: no default to report.
   std::vector<std::string> defaulted;
@@ -548,20 +548,20 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (!default_ppp_classes.test(k) || (matrix_facts && (row.matrix_unit || row.streams))) continue;
     defaulted.emplace_back(row.name);
   }
-  if (!defaulted.empty()) r.notes.push_back("PALEO: default PPP (not calibrated) for " + join(defaulted));
+  if (!defaulted.empty()) r.notes.push_back(warning("report-default-ppp", "PALEO: default PPP (not calibrated) for " + join(defaulted)));
   if (fresh.first_touch > 0)
-    r.notes.push_back("fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
+    r.notes.push_back(note("report-fresh-memory", "fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
                       " MiB, and the heap growing to the forward's peak, fault in pages afresh at " +
-                      std::to_string(fresh.first_touch / 1e9).substr(0, 5) + " GB/s (allocator.first_touch)");
+                      std::to_string(fresh.first_touch / 1e9).substr(0, 5) + " GB/s (allocator.first_touch)"));
   if (!d.launch_overhead_from_device)
-    r.notes.push_back("PALEO: the device gives no launch overhead; 0 s per kernel assumed");
+    r.notes.push_back(warning("report-no-launch-overhead", "PALEO: the device gives no launch overhead; 0 s per kernel assumed"));
   std::string step_note = "training step = training-mode forward + backward";
   if (opt.recompute != Recompute::None)
     step_note += " + " + std::string(recompute_name(opt.recompute)) + " recomputation";
   step_note += " + " + std::string(optimizer_name(opt.optimizer)) + " update";
   if (w.mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
-  r.notes.push_back(step_note);
-  if (!d.memory_bytes) r.notes.push_back("memory: the device gives no memory size; fit unknown");
+  r.notes.push_back(note("report-training-step", step_note));
+  if (!d.memory_bytes) r.notes.push_back(warning("report-no-memory-size", "memory: the device gives no memory size; fit unknown"));
   return r;
 }
 

@@ -151,7 +151,11 @@ int main(int argc, char** argv) {
     const Paths paths = resolve_paths(line);
     std::vector<std::string> free_nodes;   // .onnx nodes counted as free (--allow-unknown)
     const engine::Plan plan = simulate::plan_run(load_inputs(line, paths, free_nodes), line.run);
-    for (const std::string& node : free_nodes) std::cerr << "simulate: note: counted as free (--allow-unknown): " << node << '\n';
+    // Every line on standard error is a Note, printed one way (engine/note.hpp).
+    std::vector<engine::Note> imported;
+    for (const std::string& node : free_nodes)
+      imported.push_back(engine::warning("onnx-free-node", "counted as free (--allow-unknown): " + node));
+    for (const engine::Note& n : imported) std::cerr << "simulate: " << engine::as_message(n) << '\n';
     const engine::render::Format& format = *engine::render::format_named(line.format);
     engine::render::FormatOptions shape = format_options(line, plan, format);
 
@@ -165,23 +169,24 @@ int main(int argc, char** argv) {
     if (!line.emit_net.empty()) files.emplace_back(line.emit_net, lang::to_net_text(*plan.network));
     for (const auto& f : files) shape.files.push_back(f.first == "-" ? "standard output" : f.first);
     shape.notes = figures.notes;
-    for (const std::string& node : free_nodes) shape.notes.push_back("note: counted as free (--allow-unknown): " + node);
+    shape.notes.insert(shape.notes.end(), imported.begin(), imported.end());
     engine::render::Output rendered = format.render(results, shape);
     // Further tables beside the report, named after it (-o r.csv: r-scaling.csv) and on standard error;
     // with the report on standard output there is no name to give them, and no file is written that
     // the user did not name.
-    std::vector<std::string> messages;
+    std::vector<engine::Note> messages;
     std::string format_label(format.name);
     for (char& ch : format_label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     const std::filesystem::path out(line.output);
     for (auto& [name, contents] : rendered.side) {
       if (paths.report_to_stdout) {
-        messages.push_back("note: the " + name + " table (" + format_label + ") is left out: give -o FILE for FILE-" + name +
-                           std::string(format.extension) + " beside the report, or --format json, which holds every table");
+        messages.push_back(engine::note("run-side-table-left-out",
+                                        "the " + name + " table (" + format_label + ") is left out: give -o FILE for FILE-" + name +
+                                            std::string(format.extension) + " beside the report, or --format json, which holds every table"));
         continue;
       }
       const std::string path = (out.parent_path() / out.stem()).string() + "-" + name + std::string(format.extension);
-      messages.push_back("wrote the " + name + " table (" + format_label + "): " + path);
+      messages.push_back(engine::note("run-wrote-side-table", "wrote the " + name + " table (" + format_label + "): " + path));
       files.emplace_back(path, std::move(contents));
     }
     if (!paths.report_to_stdout) files.emplace(files.begin(), line.output, rendered.text);
@@ -193,7 +198,7 @@ int main(int argc, char** argv) {
 
     // Write.
     write(std::move(files), paths.report_to_stdout ? std::move(rendered.text) : std::string());
-    for (const std::string& m : messages) std::cerr << "simulate: " << engine::render::printable(m) << '\n';
+    for (const engine::Note& m : messages) std::cerr << "simulate: " << engine::render::printable(engine::as_message(m)) << '\n';
     return 0;
   } catch (const ridge::lang::Error& e) {
     std::cerr << e.what();

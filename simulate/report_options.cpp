@@ -94,13 +94,19 @@ Figures figures(const ReportOptions& o, const Results& results, const std::vecto
                                   "give a file name as their stem");
     if (reports.size() == 1 && !correlate) {
       const render::Roofline rl = render::roofline(reports.front(), measured, device_of(reports.front()));
-      for (const std::string& n : rl.notes) out.notes.push_back("roofline: " + n);
+      for (Note n : rl.notes) {
+        n.text = "roofline: " + n.text;
+        out.notes.push_back(std::move(n));
+      }
       out.files.emplace_back(o.svg, render::roofline_svg(rl));
     } else {
       for (const Report& r : reports) {
         const render::Roofline rl = render::roofline(r, measured, device_of(r));
-        for (const std::string& n : rl.notes)
-          if (n.rfind("suspect", 0) == 0) out.notes.push_back("roofline " + r.device.id + ": " + n);
+        for (Note n : rl.notes)
+          if (n.id == "roofline-suspect") {
+            n.text = "roofline " + r.device.id + ": " + n.text;
+            out.notes.push_back(std::move(n));
+          }
         out.files.emplace_back(sibling(o.svg, "roofline-" + r.device.id + "-" + std::string(ir::precision_name(r.precision)) +
                                                   "-b" + std::to_string(r.batch)),
                                render::roofline_svg(rl));
@@ -122,7 +128,7 @@ Figures figures(const ReportOptions& o, const Results& results, const std::vecto
       out.files.emplace_back(o.trace, render::trace(scalings.front(), scalings.front().points.back()));
     else
       out.files.emplace_back(o.trace, render::trace(reports.front()));
-    if (reports.size() > 1) out.notes.push_back("trace: the first device, batch and dtype only");
+    if (reports.size() > 1) out.notes.push_back(note("trace-first-only", "trace: the first device, batch and dtype only"));
   }
   return out;
 }

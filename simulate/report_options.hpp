@@ -35,7 +35,7 @@ std::vector<std::string> take_networks(std::vector<std::string>& device_paths);
 // all or none; and the lines to print under the table about them.
 struct Figures {
   std::vector<std::pair<std::string, std::string>> files;
-  std::vector<std::string> notes;
+  std::vector<engine::Note> notes;
 };
 Figures figures(const ReportOptions& options, const engine::Results& results, const std::vector<ir::Device>& devices,
                 const std::vector<engine::Measurement>& measured);

@@ -10,15 +10,16 @@ namespace ridge::engine::parallel {
 
 namespace {
 
-LinkModel link_model(const ir::Device& device, const std::string& name, std::vector<std::string>& notes) {
+LinkModel link_model(const ir::Device& device, const std::string& name, std::vector<Note>& notes) {
   const LinkUsed used = choose_link(device, name);
   LinkModel l{used.name, used.bandwidth, 1.0, used.latency_s};
   const ir::Link& link = device.links.at(used.name);
   if (link.efficiency) l.efficiency = link.efficiency->value;
-  else notes.push_back("link '" + used.name + "': no efficiency in the .hw; collectives run at its datasheet bandwidth");
+  else notes.push_back(warning("link-no-efficiency", "link '" + used.name + "': no efficiency in the .hw; collectives run at its datasheet bandwidth"));
   if (used.latency_default)
-    notes.push_back("link '" + used.name + "': no latency in the .hw; " +
-                    std::to_string(static_cast<int>(std::lround(used.latency_s * 1e6))) + " us per step assumed");
+    notes.push_back(warning("link-no-latency", "link '" + used.name + "': no latency in the .hw; " +
+                                                   std::to_string(static_cast<int>(std::lround(used.latency_s * 1e6))) +
+                                                   " us per step assumed"));
   return l;
 }
 
@@ -34,7 +35,7 @@ Topology topology_of(const ir::Device& device, const std::string& link_name, boo
   Topology t;
   t.devices = device.count;
   if (device.step_overhead) t.step_overhead_s = device.step_overhead->value;
-  else t.notes.push_back("no system.step_overhead in the .hw: no per-step host overhead is added");
+  else t.notes.push_back(note("parallel-no-step-overhead", "no system.step_overhead in the .hw: no per-step host overhead is added"));
   if (device.node_size > 0 && link_name.empty()) {
     t.node_size = device.node_size;
     t.intra = link_model(device, device.node_interconnect, t.notes);

@@ -23,6 +23,7 @@
 // S over the slower link and (per_node - 1) / n inside the node, at once.
 #pragma once
 
+#include "engine/note.hpp"
 #include "lang/ir/device.hpp"
 
 #include <string>
@@ -47,7 +48,7 @@ struct Topology {
   LinkModel intra;
   LinkModel inter;
   double step_overhead_s = 0.0;  // per training step, from the .hw
-  std::vector<std::string> notes;   // defaults the .hw left to the engine
+  std::vector<Note> notes;   // defaults the .hw left to the engine
   // Devices per node for a strategy of `devices` devices.
   int node_devices(int devices) const { return node_size > 0 ? node_size : devices; }
 };

@@ -23,15 +23,18 @@ PlanReport header(const ir::Network& network, const ir::Device& device, const Op
   r.topology = topology_of(device, link, devices > 1);
   r.notes = r.topology.notes;
   if (devices > r.topology.devices && device.count > 1)
-    r.notes.push_back("the strategy uses " + std::to_string(devices) + " devices, more than the " +
-                      std::to_string(r.topology.devices) + " the .hw system declares: more nodes of the same kind are assumed");
+    r.notes.push_back(warning("parallel-more-devices", "the strategy uses " + std::to_string(devices) + " devices, more than the " +
+                                                         std::to_string(r.topology.devices) +
+                                                         " the .hw system declares: more nodes of the same kind are assumed"));
   if (!r.shape.is_transformer())
-    r.notes.push_back("no attention layer: data parallelism only; activation memory is simulate()'s");
+    r.notes.push_back(note("parallel-not-transformer", "no attention layer: data parallelism only; activation memory is simulate()'s"));
   else
-    r.notes.push_back("activation memory: what each layer's backward reads (as one device keeps it), split over the tensor "
-                      "ranks as Korthikanti et al. 2022 split it, for the micro-batches in flight on the first pipeline stage "
-                      "(with the embedding's), or on the last (with the LM head's), whichever is larger");
-  r.notes.push_back("devices ranked tensor-parallel first, then data, then pipeline (Megatron-LM): a tensor-parallel group fills a node first");
+    r.notes.push_back(note("parallel-activation-memory",
+                           "activation memory: what each layer's backward reads (as one device keeps it), split over the tensor "
+                           "ranks as Korthikanti et al. 2022 split it, for the micro-batches in flight on the first pipeline stage "
+                           "(with the embedding's), or on the last (with the LM head's), whichever is larger"));
+  r.notes.push_back(note("parallel-rank-order", "devices ranked tensor-parallel first, then data, then pipeline (Megatron-LM): a "
+                                                 "tensor-parallel group fills a node first"));
   return r;
 }
 
@@ -99,9 +102,10 @@ PlanReport search(const ir::Network& network, const ir::Device& device, const Op
   PlanReport f = search_at(network, device, setup, fewer);
   const std::string how = node > 1 && n % node == 0 ? std::to_string(n / node) + " whole nodes of " + std::to_string(node)
                                                     : "a power of two";
-  f.notes.insert(f.notes.begin(), "nothing divides the model over the system's " + std::to_string(so.devices) +
-                                      " devices; searched " + std::to_string(n) + " of them (" + how +
-                                      "), the largest count a user would take from it that does (--devices N for another)");
+  f.notes.insert(f.notes.begin(), warning("parallel-fewer-devices",
+                                          "nothing divides the model over the system's " + std::to_string(so.devices) +
+                                              " devices; searched " + std::to_string(n) + " of them (" + how +
+                                              "), the largest count a user would take from it that does (--devices N for another)"));
   return f;
 }
 
@@ -182,12 +186,12 @@ PlanReport search_at(const ir::Network& network, const ir::Device& device, const
       }
     }
   }
-  r.notes.push_back("searched " + std::to_string(r.evaluated) + " strategies that divide the model; " +
-                    std::to_string(r.fitting) + " fit in memory" +
-                    (capacity > 0 ? "" : " (the device gives no memory size: every strategy fits)"));
-  r.notes.push_back("micro-batches up to " + std::to_string(so.max_micro_batch) + " tried; " +
-                    std::to_string(profiles.size()) + " micro-batch sizes simulated");
-  if (!refused.empty()) r.notes.push_back(refused);
+  r.notes.push_back(note("parallel-searched", "searched " + std::to_string(r.evaluated) + " strategies that divide the model; " +
+                                                 std::to_string(r.fitting) + " fit in memory" +
+                                                 (capacity > 0 ? "" : " (the device gives no memory size: every strategy fits)")));
+  r.notes.push_back(note("parallel-micro-batches", "micro-batches up to " + std::to_string(so.max_micro_batch) + " tried; " +
+                                                      std::to_string(profiles.size()) + " micro-batch sizes simulated"));
+  if (!refused.empty()) r.notes.push_back(warning("parallel-refused", refused));
   if (r.evaluated == 0) {
     // Nothing to fit: no strategy divides the model over this many devices (issue #41: this said
     // "no strategy fits in memory"). Name the rule and a count that would divide.
@@ -200,9 +204,9 @@ PlanReport search_at(const ir::Network& network, const ir::Device& device, const
     const std::int64_t node = device.node_size > 0 ? device.node_size : device.count;
     if (const std::int64_t n = dividing_count(so.devices, node, shape, so.global_batch); n > 0)
       why += "; " + std::to_string(n) + " devices would (--devices " + std::to_string(n) + ")";
-    r.notes.push_back(why);
+    r.notes.push_back(warning("parallel-nothing-divides", why));
   } else if (r.strategies.empty()) {
-    r.notes.push_back("no strategy fits in memory");
+    r.notes.push_back(warning("parallel-nothing-fits", "no strategy fits in memory"));
   }
   return r;
 }

@@ -24,7 +24,7 @@ struct PlanReport {
   std::size_t evaluated = 0;      // strategies that divide the model (search)
   std::size_t fitting = 0;        // of them, those that fit in memory
   std::vector<StepResult> strategies;   // the strategy asked for, or the fastest that fit, fastest first
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
 };
 
 // One strategy. Throws SimulationError for a strategy check() refuses and anything simulate() throws.

@@ -24,7 +24,7 @@ struct FormatOptions {
   PassView pass = PassView::Train;
   bool wide = false;
   std::vector<std::string> files;                  // the other files the run writes (figures, .net)
-  std::vector<std::string> notes;                  // the driver's own lines (figures, imported graphs)
+  std::vector<Note> notes;                         // the driver's own lines (figures, imported graphs)
 };
 
 // A rendered run: the report (standard output or -o FILE) and further tables, each a file of its own

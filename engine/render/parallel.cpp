@@ -114,7 +114,7 @@ std::string table(const PlanReport& p) {
     if (coll.size() > 1) out += grid(coll);
   }
   out += "\n";
-  for (const std::string& n : p.notes) out += n + "\n";
+  for (const Note& n : p.notes) out += line(n) + "\n";
   return out;
 }
 
@@ -162,7 +162,8 @@ std::string json(const PlanReport& p) {
   for (const StepResult& s : p.strategies) strategy_json(w, s);
   w.end_array();
   w.key("notes").begin_array();
-  for (const std::string& n : p.notes) w.value(n);
+  for (const Note& n : p.notes)
+    w.begin_object(true).key("severity").value(severity_name(n.severity)).key("id").value(n.id).key("note").value(n.text).end_object();
   w.end_array();
   w.end_object();
   return w.take();

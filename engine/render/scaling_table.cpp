@@ -71,7 +71,7 @@ std::string table(const ScalingReport& s) {
     out += "\nrows marked NO: the training step's memory at that batch per device does not fit the device; their "
            "times are what the step would take if it did\n";
   out += "\n";
-  for (const std::string& n : s.notes) out += "note: " + n + "\n";
+  for (const Note& n : s.notes) out += std::string(severity_name(n.severity)) + ": " + n.text + "\n";
   return out;
 }
 

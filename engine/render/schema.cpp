@@ -263,7 +263,7 @@ const auto kMeasuredColumns = std::array{
 struct NoteAt {
   const Report* report;   // null: the run's own note
   std::string_view source;
-  const std::string* text;
+  const Note* note;
 };
 
 Cell which(const NoteAt& n, Cell (*of)(const Report&)) { return n.report ? of(*n.report) : Cell{}; }
@@ -276,7 +276,9 @@ const auto kNoteColumns = std::array{
     Column<NoteAt>{"dtype",
                    [](const NoteAt& n) { return which(n, [](const Report& r) { return name(ir::precision_name(r.precision)); }); }},
     Column<NoteAt>{"source", [](const NoteAt& n) { return name(n.source); }},
-    Column<NoteAt>{"note", [](const NoteAt& n) { return name(*n.text); }},
+    Column<NoteAt>{"severity", [](const NoteAt& n) { return name(severity_name(n.note->severity)); }},
+    Column<NoteAt>{"id", [](const NoteAt& n) { return name(n.note->id); }},
+    Column<NoteAt>{"note", [](const NoteAt& n) { return name(n.note->text); }},
 };
 
 }  // namespace
@@ -342,13 +344,13 @@ Table measured_table(const Results& results) {
 
 Table notes_table(const Results& results) {
   std::vector<NoteAt> rows;
-  for (const std::string& n : results.notes) rows.push_back({nullptr, "run", &n});
+  for (const Note& n : results.notes) rows.push_back({nullptr, "run", &n});
   for (const Report& r : results.reports)
-    for (const std::string& n : r.notes) rows.push_back({&r, "report", &n});
+    for (const Note& n : r.notes) rows.push_back({&r, "report", &n});
   for (const Generation& g : results.generations)
-    for (const std::string& n : g.prefill.notes) rows.push_back({&g.prefill, "generation", &n});
+    for (const Note& n : g.prefill.notes) rows.push_back({&g.prefill, "generation", &n});
   for (const ScalingReport& s : results.scalings)
-    for (const std::string& n : s.notes) rows.push_back({&s.points.front().per_device, "scaling", &n});
+    for (const Note& n : s.notes) rows.push_back({&s.points.front().per_device, "scaling", &n});
   Table t{.name = "notes"};
   fill(t, kNoteColumns, rows);
   return t;

@@ -86,20 +86,21 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
     }
   }
   if (skipped > 0)
-    rl.notes.push_back(std::to_string(skipped) + " layer passes with no FLOPs (copies, concatenation) are not plotted: their intensity is 0");
+    rl.notes.push_back(note("roofline-no-flops", std::to_string(skipped) +
+                                                   " layer passes with no FLOPs (copies, concatenation) are not plotted: their intensity is 0"));
 
   // Measured points.
   for (const Measurement& m : measurements) {
     const auto it = by_name.find(m.layer);
     const std::string what = "measurement of '" + m.layer + "' " + std::string(ir::pass_name(m.pass));
     if (it == by_name.end()) {
-      rl.notes.push_back(what + " ignored: the network has no such layer");
+      rl.notes.push_back(warning("roofline-unknown-layer", what + " ignored: the network has no such layer"));
       continue;
     }
     const LayerRow& row = *it->second;
     const PassCost& c = m.pass == ir::Pass::Forward ? row.fwd : row.bwd;
     if (!(m.seconds > 0) || !std::isfinite(m.seconds) || c.flops <= 0 || c.bytes() <= 0) {
-      rl.notes.push_back(what + " ignored: " + (m.seconds > 0 ? "the pass has no FLOPs or bytes" : "time is not positive"));
+      rl.notes.push_back(warning("roofline-ignored", what + " ignored: " + (m.seconds > 0 ? "the pass has no FLOPs or bytes" : "time is not positive")));
       continue;
     }
     RooflinePoint p{row.name, m.pass, row.op_class, c.flops / c.bytes(), c.flops / m.seconds, 0, 0, true, false, ""};
@@ -108,7 +109,7 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
     p.plotted = std::min(p.performance, p.layer_roof);
     if (p.above_roof) {
       p.why = suspect_reason(p, rl.roof, row.peak.flops_per_s);
-      rl.notes.push_back("suspect: " + what + ": " + p.why);
+      rl.notes.push_back(warning("roofline-suspect", "suspect: " + what + ": " + p.why));
     }
     rl.points.push_back(std::move(p));
   }
@@ -302,7 +303,7 @@ std::string roofline_svg(const Roofline& rl) {
 
   // One line under the plot says how many notes there are and where they are.
   if (!rl.notes.empty()) {
-    const auto suspect = std::count_if(rl.notes.begin(), rl.notes.end(), [](const std::string& n) { return n.rfind("suspect", 0) == 0; });
+    const auto suspect = std::count_if(rl.notes.begin(), rl.notes.end(), [](const Note& n) { return n.id == "roofline-suspect"; });
     const std::string line = std::to_string(rl.notes.size()) + (rl.notes.size() == 1 ? " note" : " notes") +
                              (suspect ? " (" + std::to_string(suspect) + " suspect measured " + (suspect == 1 ? "point" : "points") + ", ringed)" : "") +
                              ": printed with the report, not drawn here";

@@ -60,7 +60,7 @@ struct Roofline {
   Roof roof;
   std::vector<Ceiling> ceilings;
   std::vector<RooflinePoint> points;
-  std::vector<std::string> notes;   // flagged measurements, skipped passes, ignored measurements
+  std::vector<Note> notes;   // flagged measurements (roofline-suspect), skipped passes, ignored measurements
 };
 
 // `device` (optional) supplies the measured ceilings the Report does not carry.

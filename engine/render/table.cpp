@@ -260,7 +260,7 @@ std::string summary(const Report& r, PassView view) {
                          " for other ops (" + d.vector_peak_used.describe() + ")");
   row("launch", d.launch_overhead_from_device ? si(d.launch_overhead_s, "s") + " per kernel" : "not given (0 s assumed)");
   s += "Notes\n";
-  for (const auto& n : r.notes) s += wrapped("  ", n, 4);
+  for (const Note& n : r.notes) s += wrapped("  ", line(n), 4);
   return s;
 }
 

@@ -38,8 +38,8 @@ Output table_format(const Results& results, const FormatOptions& o) {
   if (results.reports.size() > 1 || results.correlation)
     for (const std::string& f : o.files) text += "wrote " + f + "\n";
   std::string notes;
-  for (const std::string& n : results.notes) notes += n + "\n";
-  for (const std::string& n : o.notes) notes += n + "\n";
+  for (const Note& n : results.notes) notes += line(n) + "\n";
+  for (const Note& n : o.notes) notes += line(n) + "\n";
   if (!notes.empty()) text += "\n" + notes;
   // No escape sequence reaches a terminal, whatever a device's name or a file's name holds.
   return {printable(text, "\t\n"), {}};

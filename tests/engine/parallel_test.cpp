@@ -317,7 +317,7 @@ TEST_CASE("a search over a device count that divides nothing says so, and names 
   const PlanReport r = search(gpt2, lang::load_device(kHw + "/superpod-h100.hw"), mixed_adam(), so);
   CHECK(r.evaluated == 0);
   std::string notes;
-  for (const std::string& n : r.notes) notes += n + "\n";
+  for (const engine::Note& n : r.notes) notes += n.text + "\n";
   CHECK_THAT(notes, Contains("no strategy divides the model over 1016 devices") && Contains("144 devices would"));
   CHECK_THAT(notes, !Contains("no strategy fits in memory"));
 
@@ -329,7 +329,7 @@ TEST_CASE("a search over a device count that divides nothing says so, and names 
   REQUIRE_FALSE(taken.strategies.empty());
   CHECK(taken.strategies.front().strategy.devices() == 144);
   std::string taken_notes;
-  for (const std::string& n : taken.notes) taken_notes += n + "\n";
+  for (const engine::Note& n : taken.notes) taken_notes += n.text + "\n";
   CHECK_THAT(taken_notes, Contains("nothing divides the model over the system's 1016 devices; searched 144 of them "
                                    "(18 whole nodes of 8)"));
 }

@@ -87,5 +87,8 @@ TEST_CASE("simulate names an op it cannot model, and with --allow-unknown counts
   CHECK_THAT(refused.err, Catch::Contains("node 0 'argmax_head' (Hardmax, inputs: x): Ridge cannot model the ONNX op 'Hardmax'"));
   const auto allowed = simulate("'" + path + "' " + kHw + " --allow-unknown");
   CHECK(allowed.status == 0);
-  CHECK_THAT(allowed.out, Catch::Contains("note: counted as free (--allow-unknown): node 0 'argmax_head' (Hardmax, inputs: x)"));
+  // A warning with its ID on standard error, and in the table under the report.
+  CHECK_THAT(allowed.out, Catch::Contains("warning: counted as free (--allow-unknown): node 0 'argmax_head' (Hardmax, inputs: x)"));
+  CHECK_THAT(allowed.err, Catch::Contains("simulate: warning: counted as free (--allow-unknown): node 0 'argmax_head' "
+                                          "(Hardmax, inputs: x) [onnx-free-node]"));
 }

@@ -113,9 +113,10 @@ TEST_CASE("a measured point faster than its roof is flagged, drawn on the roof, 
   CHECK_FALSE(measured[0]->why.empty());
   CHECK_FALSE(measured[1]->above_roof);
   bool suspect_note = false, ignored_note = false;
-  for (const auto& n : rl.notes) {
-    suspect_note |= n.rfind("suspect", 0) == 0 && n.find(conv.name) != std::string::npos;
-    ignored_note |= n.find("no_such_layer") != std::string::npos;
+  for (const engine::Note& n : rl.notes) {
+    suspect_note |= n.id == "roofline-suspect" && n.severity == engine::Severity::Warning &&
+                    n.text.find(conv.name) != std::string::npos;
+    ignored_note |= n.id == "roofline-unknown-layer" && n.text.find("no_such_layer") != std::string::npos;
   }
   CHECK(suspect_note);
   CHECK(ignored_note);
