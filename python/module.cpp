@@ -115,6 +115,20 @@ PYBIND11_MODULE(_ridge, m) {
       .def_property_readonly("run_count", [](const RunResults& r) { return r.results.reports.size(); })
       .def_property_readonly("parallel", [](const RunResults& r) { return r.results.parallel.has_value(); });
 
+  // Measured layer times, as simulate --measured reads them: from a CSV, or from (layer, pass, seconds).
+  py::class_<engine::Measurement>(m, "Measurement");
+  m.def("load_measurements", &simulate::load_measurements, py::arg("path"));
+  m.def("measurements", [](const std::vector<std::tuple<std::string, std::string, double>>& rows) {
+        std::vector<engine::Measurement> out;
+        for (const auto& [layer, which, seconds] : rows) {
+          const auto pass = ir::pass_from_name(which);
+          if (!pass || *pass == ir::Pass::ForwardTrain || !(seconds > 0))
+            throw std::invalid_argument("measured: (" + layer + ", " + which + ", " + std::to_string(seconds) +
+                                        ") is not a layer, forward or backward, and a time above 0");
+          out.push_back({layer, *pass, seconds});
+        }
+        return out;
+      }, py::arg("rows"));
   m.attr("schema") = std::string(engine::render::kSchema);
   m.attr("max_batch") = engine::kMaxBatch;
   m.def("device_counts_up_to", &engine::device_counts_up_to, py::arg("n"));
@@ -171,6 +185,10 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("prompt", &RunOptions::prompt)
       .def_readwrite("generate", &RunOptions::generate)
       .def_readwrite("explain", &RunOptions::explain)
+      .def_readwrite("depth", &RunOptions::depth)
+      .def_readwrite("top", &RunOptions::top)
+      .def_readwrite("pass_", &RunOptions::pass)
+      .def_readwrite("measured", &RunOptions::measured)
       .def_readwrite("layers", &RunOptions::layers)
       .def_readwrite("devices", &RunOptions::devices)
       .def_readwrite("devices_up_to", &RunOptions::devices_up_to)

@@ -22,32 +22,6 @@ using namespace ridge::engine;
 
 namespace fs = std::filesystem;
 
-// layer,pass,seconds per line; a header line and '#' comments are skipped.
-// Read through lang::read_source, so a huge file, a directory or /dev/zero is refused up front
-// instead of read line by endless line into memory.
-std::vector<engine::Measurement> load_measurements(const std::string& path) {
-  std::istringstream in(lang::read_source(path));
-  std::vector<engine::Measurement> out;
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#' || (n == 1 && line.rfind("layer", 0) == 0)) continue;
-    const std::vector<std::string> f = parse_list(line);
-    const std::string bad = path + ":" + std::to_string(n) + ": expected layer,forward|backward,seconds (seconds > 0)";
-    if (f.size() != 3) throw std::runtime_error(bad);
-    // Measured files hold inference forward and backward, never the training forward.
-    const std::optional<ir::Pass> pass = ir::pass_from_name(f[1]);
-    if (!pass || *pass == ir::Pass::ForwardTrain) throw std::runtime_error(bad);
-    double s = 0;
-    const auto [end, ec] = std::from_chars(f[2].data(), f[2].data() + f[2].size(), s);
-    if (ec != std::errc{} || end != f[2].data() + f[2].size() || !(s > 0.0) || !std::isfinite(s)) throw std::runtime_error(bad);
-    out.push_back({f[0], *pass, s});
-  }
-  return out;
-}
-
 namespace {
 
 // "out.svg" + "roofline-a100-fp32-b64" -> "out-roofline-a100-fp32-b64.svg", beside it.

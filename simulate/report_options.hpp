@@ -20,9 +20,6 @@ struct ReportOptions {
   std::string measured;         // CSV: layer,pass,seconds
 };
 
-// A CSV of layer,forward|backward,seconds (calibrate --measurements writes one). Throws naming the
-// file and line of a bad row.
-std::vector<engine::Measurement> load_measurements(const std::string& path);
 
 // Moves every path ending in ".net" or ".onnx", and every zoo name that is no catalogue device, out of
 // `device_paths` into the returned list, so that `simulate a.net b.net c.net gpu.hw` (or

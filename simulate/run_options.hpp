@@ -90,6 +90,10 @@ ir::Precision precision_named(const std::string& name);
 // The network parameters a command line sets: --set NAME=VALUE (each once) and --seq-len N (seq_len).
 lang::Overrides parameter_overrides(const std::vector<std::string>& sets, std::int64_t seq_len);
 
+// A CSV of layer,forward|backward,seconds (calibrate --measurements writes one). Throws naming the
+// file and line of a bad row.
+std::vector<engine::Measurement> load_measurements(const std::string& path);
+
 // The text forms the command line takes: "1,8,64", "fp32,fp16", "8" (1, 2, 4, 8) or "1,2,3,4".
 // Each throws std::invalid_argument naming its option and the bad item.
 std::vector<std::int64_t> parse_batches(const std::string& text);

@@ -1,4 +1,4 @@
-// Per-layer measurements as the CSV `simulate --measured FILE.csv` reads (simulate/report_options.cpp):
+// Per-layer measurements as the CSV `simulate --measured FILE.csv` reads (simulate/run_options.cpp):
 //     layer,pass,seconds
 //     conv1,forward,0.0102591
 // so calibrate's measured points can be drawn on the roofline beside the model. Torch-free.

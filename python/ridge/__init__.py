@@ -189,6 +189,16 @@ class Result:
         return self._table("correlation")
 
     @property
+    def breakdown(self):
+        """One report's blocks (depth=) or layers ranked by time (top=): the `breakdown` table."""
+        return self._table("breakdown")
+
+    @property
+    def measured(self):
+        """Measured layer times (measured=) beside the predictions: the `measured` table."""
+        return self._table("measured")
+
+    @property
     def generation(self):
         """Decoder inference (prompt=, generate=): prefill, per-token decode, latency, KV cache."""
         return self._table("generation")
@@ -270,7 +280,8 @@ def _flag(keyword, value, optional=False):
 
 
 def _options(batch, dtype, optimizer, recompute, master_weights, weights, devices, link, scaling, overlap,
-             dataset_size, layers, kernel_model, prompt=None, generate=None, explain=None, parallel=None):
+             dataset_size, layers, kernel_model, prompt=None, generate=None, explain=None, parallel=None,
+             depth=None, top=None, rank_by="train", measured=None):
     """simulate's options (run_options.hpp) from keywords named as the program names them."""
     o = _ridge.RunOptions()
     o.batch = _whole_numbers("batch", batch, _ridge.max_batch)
@@ -297,6 +308,13 @@ def _options(batch, dtype, optimizer, recompute, master_weights, weights, device
     if generate is not None:
         o.generate = _whole_numbers("generate", generate, 1 << 20)[0]
     o.explain = _word("explain", explain, optional=True) or ""
+    if depth is not None:
+        o.depth = _whole_numbers("depth", depth, 64)[0]
+    if top is not None:
+        o.top = _whole_numbers("top", top, 1000000)[0]
+    o.pass_ = _word("rank_by", rank_by)
+    if measured is not None:
+        o.measured = _measurements(measured)
     for keyword, (value, largest) in (parallel or {}).items():
         if keyword in ("sequence_parallel", "search"):
             setattr(o, keyword, _flag(keyword, value))
@@ -304,6 +322,20 @@ def _options(batch, dtype, optimizer, recompute, master_weights, weights, device
             setattr(o, keyword, _whole_numbers(keyword, value, largest)[0] if keyword != "zero" else
                     _zero_stage(value))
     return o
+
+
+def _measurements(measured):
+    """A CSV path (layer,pass,seconds, as calibrate --measurements writes) or (layer, pass, seconds)
+    tuples, as the program's --measured reads them."""
+    if isinstance(measured, (str, os.PathLike)):
+        return _ridge.load_measurements(os.fspath(measured))
+    rows = []
+    for item in measured:
+        if not (isinstance(item, (tuple, list)) and len(item) == 3):
+            raise RidgeError(f"measured: {item!r} is not a (layer, pass, seconds) tuple")
+        layer, which, seconds = item
+        rows.append((_word("measured layer", layer), _word("measured pass", which), float(seconds)))
+    return _ridge.measurements(rows)
 
 
 def _zero_stage(value):
@@ -316,7 +348,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
              weights=None, devices=None, link="", scaling="strong", overlap=False, dataset_size=None,
              correlate=(), layers=True, kernel_model="micro", prompt=None, generate=None, explain=None,
              tensor_parallel=None, pipeline_parallel=None, data_parallel=None, micro_batch=None,
-             global_batch=None, interleave=None, sequence_parallel=False, zero=None, **parameters):
+             global_batch=None, interleave=None, sequence_parallel=False, zero=None, depth=None, top=None,
+             rank_by="train", measured=None, **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
     Keywords are simulate's options by their names (--tensor-parallel is tensor_parallel=), and the
@@ -331,6 +364,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     prompt, generate: decoder inference, the prompt's prefill then generate decode steps (.generation).
     tensor_parallel, pipeline_parallel, data_parallel, micro_batch, global_batch, interleave,
     sequence_parallel, zero: one parallel training strategy's step and memory (.parallel).
+    depth, top, rank_by ("forward", "backward" or "train": --pass): one report's blocks or its top
+    layers (.breakdown); measured: a CSV path or (layer, pass, seconds) tuples beside it (.measured).
     """
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
@@ -339,7 +374,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
                 "global_batch": (global_batch, 1 << 24), "interleave": (interleave, 1 << 10),
                 "sequence_parallel": (sequence_parallel, None), "zero": (zero, 3)}
     options = _options(batch, dtype, optimizer, recompute, master_weights, weights, devices, link, scaling, overlap,
-                       dataset_size, layers, kernel_model, prompt, generate, explain, parallel)
+                       dataset_size, layers, kernel_model, prompt, generate, explain, parallel, depth, top, rank_by,
+                       measured)
     others = [_load_network(n) for n in correlate]
     return Result(_ridge.run(net, devs, others, options))
 

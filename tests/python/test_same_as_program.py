@@ -41,6 +41,8 @@ RUNS = [
                             data_parallel=2, micro_batch=2, sequence_parallel=True, zero=1)),
     (["gpt2_medium", "dgx-a100-80gb", "--dtype", "bf16", "--batch", "32", "--search", "--top", "3"],
      lambda: ridge.search("gpt2_medium", "dgx-a100-80gb", dtype="bf16", batch=32, top=3)),
+    (["resnet50", "a100-sxm4-40gb", "--batch", "8", "--depth", "1", "--top", "3", "--pass", "forward"],
+     lambda: ridge.simulate("resnet50", "a100-sxm4-40gb", batch=8, depth=1, top=3, rank_by="forward")),
 ]
 
 
@@ -60,6 +62,19 @@ def test_a_parallel_plan_and_a_generation_are_read_as_python_values():
     assert ridge.simulate("resnet18", "t4").parallel is None
     g = ridge.simulate("gpt2", "a100-sxm4-40gb", prompt=128, generate=32).generation
     assert len(g) == 1 and g["prompt"] == [128]
+
+
+def test_measured_times_are_paired_as_the_program_pairs_them(tmp_path):
+    csv_file = tmp_path / "m.csv"
+    csv_file.write_text("layer,pass,seconds\nconv1,forward,0.0001\nlinear1,backward,0.00002\n")
+    doc = program("resnet18", "t4", "--measured", str(csv_file))
+    from_file = ridge.simulate("resnet18", "t4", measured=csv_file)
+    from_tuples = ridge.simulate("resnet18", "t4", measured=[("conv1", "forward", 1e-4), ("linear1", "backward", 2e-5)])
+    assert json.loads(from_file.to_json()) == doc == json.loads(from_tuples.to_json())
+    rows = {r["name"]: r for r in from_tuples.measured.rows()}
+    assert rows["conv1"]["measured_fwd_s"] == 1e-4 and rows["linear1"]["measured_bwd_s"] == 2e-5
+    with pytest.raises(ridge.RidgeError, match="is not a layer, forward or backward"):
+        ridge.simulate("resnet18", "t4", measured=[("conv1", "sideways", 1e-4)])
 
 
 @pytest.mark.parametrize("args,call", [

@@ -4,6 +4,7 @@
 
 #include "lang/builder.hpp"
 #include "simulate/report_options.hpp"
+#include "simulate/run_options.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 
