@@ -76,6 +76,11 @@ Results run(const Plan& p) {
       return run.search ? parallel::search(network, p.devices.front(), setup, run.search_options)
                         : parallel::plan(network, p.devices.front(), setup, run.strategy, run.link);
     });
+    if (run.schedule && !out.parallel->strategies.empty()) {
+      const parallel::StepResult& s = out.parallel->strategies.front();
+      out.schedule = parallel::pipeline_schedule(s.strategy.pipeline, s.strategy.interleave, s.micro_batches, s.forward_s,
+                                                 s.backward_s);
+    }
     return out;
   }
 

@@ -12,6 +12,7 @@
 #include "engine/generation.hpp"
 #include "engine/measured.hpp"
 #include "engine/parallel/plan.hpp"
+#include "engine/parallel/schedule.hpp"
 #include "engine/report.hpp"
 #include "engine/scaling.hpp"
 #include "engine/simulate.hpp"
@@ -46,6 +47,7 @@ struct ParallelRun {
   parallel::Strategy strategy;               // when !search; its global batch defaults to the plan's batch
   parallel::SearchOptions search_options;    // when search
   std::string link;                          // a strategy's link; a search carries its own
+  bool schedule = false;                     // the first strategy's pipeline schedule too (a trace draws it)
 };
 
 // One report's layers summed per block (`depth` > 0, simulate --depth) and ranked by time (`top` > 0,
@@ -94,6 +96,7 @@ struct Results {
   std::vector<Note> notes;                   // about the run as a whole
   std::vector<LayerExplanation> explanations;   // Plan::explain's layer at each report's point
   std::optional<parallel::PlanReport> parallel;  // Plan::parallel's strategy or search
+  std::optional<parallel::PipelineSchedule> schedule;   // its first strategy's, where asked
   std::optional<Comparison> comparison;      // the reports side by side, where there are several
   std::vector<BreakdownRow> breakdown;       // Plan::breakdown's rows (blocks, or ranked layers)
   bool ranked = false;                       // whether they are ranked (share and cumulative filled)

@@ -81,6 +81,7 @@ void finish(CommandLine& c) {
   c.run.dtype = parse_list(c.dtype);
   if (!c.device_counts.empty()) parse_devices(c.device_counts, c.run);
   c.run.master_weights = !c.no_master_weights;
+  c.run.schedule = !c.report.trace.empty();
   // Read once, before anything is simulated: the table, the JSON and the rooflines all show them.
   if (!c.report.measured.empty()) c.run.measured = load_measurements(c.report.measured);
 }

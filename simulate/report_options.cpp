@@ -53,7 +53,7 @@ Figures figures(const ReportOptions& o, const Results& results, const std::vecto
   if (results.parallel) {
     if (!o.trace.empty()) {
       if (results.parallel->strategies.empty()) throw std::invalid_argument("--trace: no strategy fits, so there is no step to draw");
-      out.files.emplace_back(o.trace, render::pipeline_trace(*results.parallel));
+      out.files.emplace_back(o.trace, render::pipeline_trace(*results.parallel, *results.schedule));
     }
     return out;
   }

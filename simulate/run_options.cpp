@@ -233,6 +233,7 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
       throw std::invalid_argument("a parallel strategy or --search takes one network, one device file, one --dtype and one --batch");
     if (!o.explain.empty()) throw std::invalid_argument("--explain shows one layer of one simulation, not a parallel plan");
     plan.parallel = parallel_run(o, plan.devices.front());
+    plan.parallel->schedule = o.schedule;
     return plan;
   }
 

@@ -34,6 +34,7 @@ struct RunOptions {
 
   // One report's breakdown and measured times.
   int depth = 0;                                 // --depth: layers summed per block, this deep
+  bool schedule = false;                         // --trace of a parallel plan: its pipeline schedule
   int top = 0;                                   // --top: the K layers (or blocks) that take the most time;
                                                  //   with --search, the K fastest strategies (10 when 0)
   std::string pass = "train";                    // --pass forward | backward | train: what --top ranks by

@@ -12,7 +12,6 @@ namespace ridge::engine::render {
 namespace {
 
 constexpr double kMicro = 1e6;
-constexpr std::int64_t kMaxSlices = 200'000;
 
 void slice(JsonWriter& w, const std::string& name, const char* cat, int tid, double start_s, double dur_s) {
   w.begin_object().key("name").value(name).key("cat").value(cat).key("ph").value("X").key("ts").value(start_s * kMicro)
@@ -26,13 +25,10 @@ void thread_name(JsonWriter& w, int tid, const std::string& name) {
 
 }  // namespace
 
-std::string pipeline_trace(const parallel::PlanReport& plan) {
+std::string pipeline_trace(const parallel::PlanReport& plan, const parallel::PipelineSchedule& schedule) {
   if (plan.strategies.empty()) throw std::invalid_argument("no strategy to trace");
   const parallel::StepResult& s = plan.strategies.front();
   const int P = s.strategy.pipeline;
-  // The engine's schedule, the one whose length the plan's pipeline time is.
-  const parallel::PipelineSchedule schedule =
-      parallel::pipeline_schedule(P, s.strategy.interleave, s.micro_batches, s.forward_s, s.backward_s, kMaxSlices);
 
   JsonWriter w;
   w.begin_object();

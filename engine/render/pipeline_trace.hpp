@@ -7,13 +7,14 @@
 #pragma once
 
 #include "engine/parallel/plan.hpp"
+#include "engine/parallel/schedule.hpp"
 
 #include <string>
 
 namespace ridge::engine::render {
 
-// The first strategy of `plan`. Throws std::invalid_argument when it has more than 200,000
-// slices (P x v x micro-batches x 2), which no trace viewer would open.
-std::string pipeline_trace(const parallel::PlanReport& plan);
+// The first strategy of `plan`, its slices as the engine scheduled them (engine::run with
+// ParallelRun::schedule, or parallel::pipeline_schedule): this file computes no time of its own.
+std::string pipeline_trace(const parallel::PlanReport& plan, const parallel::PipelineSchedule& schedule);
 
 }  // namespace ridge::engine::render

@@ -3,6 +3,7 @@
 // strategy checks, and a search at GPT-3 scale. Every expected figure is worked by hand in the comments
 // from the formula's source, not copied from the program's output.
 #include "engine/parallel/plan.hpp"
+#include "engine/parallel/schedule.hpp"
 #include "engine/render/pipeline_trace.hpp"
 
 #include "tests/engine/json_parse.hpp"
@@ -59,6 +60,12 @@ ir::Network decoder(int layers = 4) {
 
 using testing::dgx;
 using testing::mixed_adam;
+
+// The engine's schedule of a plan's first strategy, as engine::run gives it to the trace.
+PipelineSchedule schedule_of(const PlanReport& r) {
+  const StepResult& s = r.strategies.front();
+  return pipeline_schedule(s.strategy.pipeline, s.strategy.interleave, s.micro_batches, s.forward_s, s.backward_s);
+}
 
 }  // namespace
 
@@ -276,7 +283,7 @@ TEST_CASE("the pipeline trace draws 1F1B and ends where the bubble formula says"
   s.pipeline = 4;
   s.global_batch = 6;
   const PlanReport r = plan(decoder(), dgx(), mixed_adam(), s);
-  const auto trace = ridge::testing::parse_json(engine::render::pipeline_trace(r));
+  const auto trace = ridge::testing::parse_json(engine::render::pipeline_trace(r, schedule_of(r)));
   double end = 0;
   int slices = 0;
   for (const auto& e : trace["traceEvents"].array)
@@ -293,7 +300,7 @@ TEST_CASE("the pipeline trace draws 1F1B and ends where the bubble formula says"
   s.interleave = 2;
   s.global_batch = 8;
   const PlanReport v2 = plan(decoder(), dgx(), mixed_adam(), s);
-  const auto interleaved = ridge::testing::parse_json(engine::render::pipeline_trace(v2));
+  const auto interleaved = ridge::testing::parse_json(engine::render::pipeline_trace(v2, schedule_of(v2)));
   end = 0;
   slices = 0;
   for (const auto& e : interleaved["traceEvents"].array)
