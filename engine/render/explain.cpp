@@ -8,13 +8,6 @@
 namespace ridge::engine::render {
 namespace {
 
-std::string fixed(double v, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << v;
-  return out.str();
-}
 
 std::string gemm_text(const GemmStep& s, const kernels::GpuFacts& f, int index) {
   const kernels::Gemm& g = s.gemm;

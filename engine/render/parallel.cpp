@@ -15,11 +15,6 @@ using parallel::PlanReport;
 using parallel::StepResult;
 using parallel::Traffic;
 
-std::string percent(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", f * 100);
-  return buf;
-}
 
 constexpr Traffic kTraffic[] = {Traffic::TensorParallel, Traffic::PipelineP2P, Traffic::DataParallel, Traffic::ZeroGather};
 

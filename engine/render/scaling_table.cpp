@@ -9,17 +9,6 @@
 namespace ridge::engine::render {
 namespace {
 
-std::string percent(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", f * 100);
-  return buf;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 // Epochs run for minutes or hours: "4.18 ks" reads worse than "69.7 min".
 std::string duration(double s) {

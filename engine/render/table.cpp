@@ -158,11 +158,8 @@ std::string wrapped(const std::string& first, const std::string& text, std::size
 }
 
 // "+12.5 %" (signed) or "12.5 %" of a fraction; "-" when there is none.
-std::string percent(const std::optional<double>& fraction, bool sign) {
-  if (!fraction) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, sign ? "%+.1f %%" : "%.1f %%", 100.0 * *fraction);
-  return buf;
+std::string percent_or_dash(const std::optional<double>& fraction, bool sign) {
+  return fraction ? render::percent(*fraction, true, sign) : "-";
 }
 
 // The columns of one pass in the layer table, in order; each mode shows a subset.
@@ -329,7 +326,7 @@ std::string table(const Report& r, const std::vector<BreakdownRow>& rows, PassVi
     if (fwd) row.insert(row.end(), {si(b.flops_fwd, "FLOP"), si(b.bytes_fwd, "B"), si(b.time_fwd_s, "s")});
     if (bwd) row.insert(row.end(), {si(b.flops_bwd, "FLOP"), si(b.bytes_bwd, "B"), si(b.time_bwd_s, "s")});
     if (fwd && bwd) row.push_back(si(b.time_train_s, "s"));
-    if (ranked) row.insert(row.end(), {percent(b.share, false), percent(b.cumulative, false)});
+    if (ranked) row.insert(row.end(), {percent_or_dash(b.share, false), percent_or_dash(b.cumulative, false)});
     cells.push_back(std::move(row));
   }
   return grid(cols, std::move(cells)) + summary(r, view);
@@ -344,8 +341,8 @@ std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
   std::vector<std::vector<std::string>> rows;
   for (const MeasuredRow& l : m.rows) {
     std::vector<std::string> row{l.name, l.op};
-    if (fwd) row.insert(row.end(), {si(l.predicted_fwd_s, "s"), l.measured_fwd_s ? si(*l.measured_fwd_s, "s") : "-", percent(l.error_fwd(), true)});
-    if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent(l.error_bwd(), true)});
+    if (fwd) row.insert(row.end(), {si(l.predicted_fwd_s, "s"), l.measured_fwd_s ? si(*l.measured_fwd_s, "s") : "-", percent_or_dash(l.error_fwd(), true)});
+    if (bwd) row.insert(row.end(), {si(l.predicted_bwd_s, "s"), l.measured_bwd_s ? si(*l.measured_bwd_s, "s") : "-", percent_or_dash(l.error_bwd(), true)});
     rows.push_back(std::move(row));
   }
   std::string s = grid(cols, std::move(rows)) + "Measured (the layer passes the CSV times)\n";
@@ -353,8 +350,8 @@ std::string table(const Report& r, const MeasuredComparison& m, PassView view) {
     const std::string text =
         std::to_string(matched) + " of " + std::to_string(m.rows.size()) + " layers" +
         (matched ? ": predicted " + si(predicted, "s") + ", measured " + si(measured, "s") + " (" +
-                       percent(measured > 0 ? std::optional<double>((predicted - measured) / measured) : std::nullopt, true) +
-                       "), median |error| per layer " + percent(median, false)
+                       percent_or_dash(measured > 0 ? std::optional<double>((predicted - measured) / measured) : std::nullopt, true) +
+                       "), median |error| per layer " + percent_or_dash(median, false)
                  : std::string());
     s += wrapped("  " + pad(label, 16, false), text, 18);
   };

@@ -88,4 +88,16 @@ std::string ratio(double value, std::string_view unit) {
   return s.append(" ").append(unit);
 }
 
+std::string percent(double fraction, bool spaced, bool sign) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, sign ? "%+.1f%s%%" : "%.1f%s%%", 100.0 * fraction, spaced ? " " : "");
+  return buf;
+}
+
+std::string fixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
 }  // namespace ridge::engine::render

@@ -26,6 +26,11 @@ std::string_view intensity_unit(ir::Precision p);
 // Whole counts below 10^4 verbatim, larger ones with a prefix: params read better as "11.7 M".
 std::string count(double value);
 
+// A fraction as a percentage with one decimal: percent(0.125) "12.5%"; spaced "12.5 %"; signed "+12.5 %".
+std::string percent(double fraction, bool spaced = false, bool sign = false);
+// A number with `digits` decimals: fixed(3.14159, 2) "3.14".
+std::string fixed(double value, int digits);
+
 // Ratios such as arithmetic intensity: below 1 as plain decimals ("0.250 FLOP/B", not "250 mFLOP/B"),
 // above as si().
 std::string ratio(double value, std::string_view unit);
