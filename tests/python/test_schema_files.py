@@ -139,3 +139,23 @@ def test_the_manual_lists_the_columns_the_outputs_have(tmp_path):
                         ("generation", generation), ("breakdown", top), ("measured", paired)]:
         assert listed[member] == list(doc[member][0]), member
     assert listed["correlation"][0] == "variable" and list(runs["correlation"][0])[0] == "variable"
+
+
+def test_the_manual_lists_every_note_id_with_its_severity():
+    """docs/output.md lists each note's ID under its severity, exactly the IDs the engine and simulate
+    give (engine/note.hpp: note(...) and warning(...))."""
+    import glob
+    import re
+    source = os.environ.get("RIDGE_SOURCE_DIR", ".")
+    used = {}
+    for path in glob.glob(os.path.join(source, "engine", "**", "*.cpp"), recursive=True) + \
+            glob.glob(os.path.join(source, "simulate", "*.cpp")):
+        for severity, ident in re.findall(r'\b(note|warning)\("([a-z0-9-]+)"', open(path, encoding="utf-8").read()):
+            used[ident] = severity
+    text = open(os.path.join(source, "docs", "output.md"), encoding="utf-8").read()
+    listed = {}
+    for severity in ("note", "warning"):
+        line = next(l for l in text.splitlines() if l.startswith(f"- {severity}: "))
+        for ident in line.split(": ", 1)[1].split(", "):
+            listed[ident] = severity
+    assert listed == used
