@@ -3,7 +3,7 @@
 // per op family (the same families as lang/ir/ops/), each row keyed by the op's name; timing
 // (timing.hpp) and the whole-network sums (simulate.hpp) only add these numbers up.
 //
-// Conventions (README "Counting"):
+// Conventions (docs/counting.md):
 // - A multiply-add is 2 FLOPs. MACs count the matrix products only, as torchvision's published
 //   GFLOPS (which are MACs) do: conv, linear and matmul, and the products inside attention, moe, lstm
 //   and gru (engine/costs/dense.cpp); every other op has 0 MACs but may have FLOPs.

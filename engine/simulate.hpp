@@ -17,7 +17,7 @@
 
 namespace ridge::engine {
 
-// The training set-up (README "Training set-ups"): what an optimizer step updates and keeps.
+// The training set-up (docs/language-models.md and docs/counting.md): what an optimizer step updates and keeps.
 enum class Optimizer { SgdMomentum, Adam, AdamW };
 enum class Recompute { None, Selective, Full };   // selective: attention only (Korthikanti et al. 2022)
 std::string_view optimizer_name(Optimizer o);     // "sgd", "adam", "adamw"

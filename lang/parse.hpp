@@ -59,7 +59,7 @@ inline constexpr std::size_t kMaxOnnxFileBytes = std::size_t{2} * 1024 * 1024 * 
 // made into identifiers: `layer1.0.conv1` is written `layer1_0_conv1`).
 std::string to_net_text(const ir::Network& network);
 
-// Reads a whole source file, refusing what cannot be source text (see limits in the README).
+// Reads a whole source file, refusing what cannot be source text (see docs/language.md, "Limits").
 std::string read_source(const std::string& path);
 inline constexpr std::size_t kMaxSourceBytes = 4 * 1024 * 1024;
 

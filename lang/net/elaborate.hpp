@@ -11,7 +11,7 @@
 
 namespace ridge::lang::net {
 
-// Limits from LANGUAGE.md (nesting is precheck.hpp's).
+// Limits from docs/language.md, "Limits" (nesting is precheck.hpp's).
 inline constexpr std::size_t kMaxBlockDepth = 64;
 inline constexpr std::size_t kMaxLayers = 100'000;
 inline constexpr std::int64_t kMaxLoopIterations = 1'000'000;

@@ -1,4 +1,4 @@
-// The `.net` grammar (see lang/LANGUAGE.md). Included only by grammar.cpp.
+// The `.net` grammar (see docs/language.md). Included only by grammar.cpp.
 //
 // Precedence is flat here (binary expressions are operand/operator lists folded by the elaborator),
 // so the rule set stays small. Every construct that is committed by its first token continues with
