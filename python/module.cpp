@@ -2,6 +2,7 @@
 // this module only carries the engine's objects across: networks and devices loaded from files or
 // text, an ONNX model from bytes, one engine::run() with the GIL released, and its tables (the one
 // output schema, engine/render/schema.hpp) as columns Python turns into lists or DataFrames.
+#include "engine/render/formats.hpp"
 #include "engine/render/render.hpp"
 #include "engine/render/schema.hpp"
 #include "engine/run.hpp"
@@ -111,6 +112,7 @@ PYBIND11_MODULE(_ridge, m) {
   py::class_<RunResults>(m, "Results")
       .def("table", [](const RunResults& r, const std::string& name) { return table_columns(engine::render::table(r.results, name)); })
       .def("json", [](const RunResults& r) { return engine::render::json(r.results); })
+      .def("text", [](const RunResults& r) { return engine::render::table_format(r.results, {}).text; })
       .def("csv", [](const RunResults& r, const std::string& name) { return engine::render::csv(engine::render::table(r.results, name)); })
       .def_property_readonly("run_count", [](const RunResults& r) { return r.results.reports.size(); })
       .def_property_readonly("parallel", [](const RunResults& r) { return r.results.parallel.has_value(); });

@@ -227,6 +227,11 @@ class Result:
         """The JSON document `simulate --format json` writes for the same run."""
         return self._results.json()
 
+    def to_text(self):
+        """What `simulate` prints for the same run (--format table): the report, the comparison, a
+        parallel plan or, with explain=, the layer's derivation."""
+        return self._results.text()
+
     def to_csv(self, table="layers"):
         return self._results.csv(table)
 

@@ -92,3 +92,12 @@ def test_a_rule_says_the_same_to_both(args, call):
     with pytest.raises(ridge.RidgeError) as e:
         call()
     assert str(e.value) == said
+
+
+def test_the_text_is_what_the_program_prints():
+    # explain= reaches Python as the program's text; so does every table.
+    args = ["resnet18", "a100-sxm4-40gb", "--batch", "8", "--explain", "basic1.conv1"]
+    done = subprocess.run([SIMULATE, *args], capture_output=True, text=True, check=True)
+    r = ridge.simulate("resnet18", "a100-sxm4-40gb", batch=8, explain="basic1.conv1")
+    assert r.to_text() == done.stdout
+    assert "tiles" in r.to_text() or "PALEO" in r.to_text()
