@@ -106,24 +106,27 @@ inline constexpr std::size_t kOpClassCount = kOpClasses.size();
 // show each one refusing a broken table; the static_asserts below apply them to kOpClasses.
 namespace op_class_checks {
 using Rows = std::span<const OpClassRow>;
-constexpr const OpClassRow* row_of(Rows rows, OpClass c) {
-  for (const OpClassRow& row : rows)
-    if (row.op_class == c) return &row;
-  return nullptr;
+// Indices, not pointers: GCC's constant evaluation refuses a pointer into a static array compared
+// with null under -fsanitize=undefined (the ASan build), and these checks run at compile time there.
+inline constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
+constexpr std::size_t row_of(Rows rows, OpClass c) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].op_class == c) return i;
+  return kNoRow;
 }
 // The classes a class's PPP is looked up through: the class, then its fallbacks in turn. Over
 // rows.size() where the chain never ends (a cycle) or reaches a class without a row.
 constexpr std::size_t chain_length(Rows rows, OpClass c) {
   std::size_t n = 1;
-  for (const OpClassRow* row = row_of(rows, c); row && row->fallback; row = row_of(rows, *row->fallback))
-    if (++n > rows.size() || !row_of(rows, *row->fallback)) return rows.size() + 1;
+  for (std::size_t i = row_of(rows, c); i != kNoRow && rows[i].fallback; i = row_of(rows, *rows[i].fallback))
+    if (++n > rows.size() || row_of(rows, *rows[i].fallback) == kNoRow) return rows.size() + 1;
   return n;
 }
 // A class's default PPP: its own, else the first of its fallbacks'.
 constexpr std::optional<DefaultPpp> default_ppp(Rows rows, OpClass c) {
   if (chain_length(rows, c) > rows.size()) return std::nullopt;
-  for (const OpClassRow* row = row_of(rows, c); row; row = row->fallback ? row_of(rows, *row->fallback) : nullptr)
-    if (row->default_ppp) return row->default_ppp;
+  for (std::size_t i = row_of(rows, c); i != kNoRow; i = rows[i].fallback ? row_of(rows, *rows[i].fallback) : kNoRow)
+    if (rows[i].default_ppp) return rows[i].default_ppp;
   return std::nullopt;
 }
 // One row per value, in enum order: the engine indexes per-class tables by the enum's value.
