@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -67,13 +66,28 @@ TEST_CASE("a diagnostic renders its severity, then its ID at the end of the mess
   CHECK(lang::severity_name(lang::Severity::Warning) == "warning");
 }
 
+namespace {
+// `<where>-<kind>`: where is file, net, hw or onnx; then lower-case words joined by single hyphens.
+// (Written out rather than with std::regex, whose GCC 12 headers warn under the ASan build.)
+bool kebab_under_front_end(std::string_view id) {
+  bool known = false;
+  for (const std::string_view where : {"file-", "net-", "hw-", "onnx-"}) known = known || id.starts_with(where);
+  if (!known || id.ends_with('-')) return false;
+  for (std::size_t i = 0; i < id.size(); ++i)
+    if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] == '-' && i > 0 && id[i - 1] != '-'))) return false;
+  return true;
+}
+}  // namespace
+
 TEST_CASE("the IDs are unique, kebab-case under their front end, and docs/language.md lists exactly them") {
-  const std::regex scheme("(file|net|hw|onnx)-[a-z]+(-[a-z]+)*");
   std::set<std::string> code;
   for (const std::string_view id : lang::diag::kAll) {
-    CHECK(std::regex_match(std::string(id), scheme));
+    CHECK(kebab_under_front_end(id));
     CHECK(code.insert(std::string(id)).second);
   }
+  CHECK_FALSE(kebab_under_front_end("net--syntax"));
+  CHECK_FALSE(kebab_under_front_end("gpu-syntax"));
+  CHECK_FALSE(kebab_under_front_end("hw-Syntax"));
   // The table of the page's "Diagnostics" section: one row per ID, the ID first in backticks.
   const std::string doc = lang::read_source(std::string(RIDGE_SOURCE_DIR) + "/docs/language.md");
   const auto section = doc.find("\n## Diagnostics");
@@ -81,9 +95,12 @@ TEST_CASE("the IDs are unique, kebab-case under their front end, and docs/langua
   const auto end = doc.find("\n## ", section + 1);
   const std::string text = doc.substr(section, end - section);
   std::set<std::string> documented;
-  const std::regex row("\\n\\| `((file|net|hw|onnx)-[a-z-]+)` \\|");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it)
-    documented.insert((*it)[1].str());
+  for (std::size_t at = text.find("\n| `"); at != std::string::npos; at = text.find("\n| `", at + 1)) {
+    const std::size_t open = at + 4, close = text.find('`', open);
+    if (close == std::string::npos) break;
+    const std::string id = text.substr(open, close - open);
+    if (kebab_under_front_end(id) && text.compare(close, 3, "` |") == 0) documented.insert(id);
+  }
   CHECK(documented == code);
 }
 
