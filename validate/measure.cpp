@@ -48,8 +48,14 @@ class PassTimer {
     for (int r = 0; r < std::max(1, o_.repeats); ++r) {
       if (r > 0 && seconds_since(start) >= o_.budget_s) break;
       flush_();
-      // Queued before the push: CUPTI attributes a kernel to the window its launch was made in.
-      if (device_flush_.defined()) device_flush_.fill_(static_cast<std::int64_t>(++flush_value_ % 251));
+      // Done before the push, and waited for: records without a correlation id (work LibTorch launches
+      // from its autograd thread) are tied to the window the device ran them in, so the device must be
+      // idle when the window opens. The H100 run showed why: queued but not waited for, the 256 MiB
+      // write ran inside the window and added ~85 us to every forward pass.
+      if (device_flush_.defined()) {
+        device_flush_.fill_(static_cast<std::int64_t>(++flush_value_ % 251));
+        cupti::device_synchronize();
+      }
       if (tracer_) tracer_->push(external_id(layer, pass, r));
       const auto t0 = Clock::now();
       run();
