@@ -39,7 +39,7 @@ void linear(const Ctx& c, OpCost& r) {
   const double k = static_cast<double>(c.in_shapes.at(0).back());
   const double n = static_cast<double>(c.layer.output.back());
   weighted(c, r, c.out() * k);
-  weighted_gemms(c, r, {c.out() / n, n, k, 1});
+  weighted_gemms(c, r, gemm_with_rows({c.out() / n, n, k, 1}, c.w, {n, k}));
 }
 
 void matmul(const Ctx& c, OpCost& r) {
@@ -56,9 +56,9 @@ void matmul(const Ctx& c, OpCost& r) {
   const double M = out.size() >= 2 ? static_cast<double>(out[out.size() - 2]) : 1.0;
   const double K = static_cast<double>(c.in_shapes.at(0).back());
   const double count = c.out() / (M * N);
-  r.gemm_forward.add({M, N, K, count});
-  if (c.need(0)) r.gemm_backward.add({M, K, N, count});   // grad_a = g . b^T
-  if (c.need(1)) r.gemm_backward.add({K, N, M, count});   // grad_b = a^T . g
+  r.gemm_forward.add(gemm_with_rows({M, N, K, count}, c.w, {N, K}));
+  if (c.need(0)) r.gemm_backward.add(gemm_with_rows({M, K, N, count}, c.w, {N, K}));   // grad_a = g . b^T
+  if (c.need(1)) r.gemm_backward.add(gemm_with_rows({K, N, M, count}, c.w, {N, K}));   // grad_b = a^T . g
 }
 
 void embedding(const Ctx& c, OpCost& r) {
@@ -67,6 +67,18 @@ void embedding(const Ctx& c, OpCost& r) {
 }
 
 void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c.w, c.params * c.w); }
+
+// A materialised attention's products per (sample, head): forward S = Q K^T and O = P V; backward
+// dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q. Their rows are S, d and dv wide (T never is).
+void attention_products(const Ctx& c, OpCost& r, double T, double S, double d, double dv, double bh) {
+  const auto product = [&](double m, double n, double k) { return gemm_with_rows({m, n, k, bh}, c.w, {S, d, dv}); };
+  r.gemm_forward.add(product(T, S, d));
+  r.gemm_forward.add(product(T, dv, S));
+  r.gemm_backward.add(product(T, S, dv));
+  r.gemm_backward.add(product(S, dv, T));
+  r.gemm_backward.add(product(T, d, S));
+  r.gemm_backward.add(product(S, d, T));
+}
 
 struct AttentionDims {
   double h, T, S, d, dv, scores, mm, io, grads, cache;
@@ -88,12 +100,7 @@ void eager_attention(const Ctx& c, OpCost& r, const AttentionDims& a) {
   // The mask's own bytes: causal's bool [T, S] buffer, or a padding mask of S per sample.
   const double mask_bytes = causal ? a.T * a.S : (mask ? c.batch * a.S * c.w : 0.0);
   const double bh = c.batch * a.h;
-  r.gemm_forward.add({a.T, a.S, a.d, bh});
-  r.gemm_forward.add({a.T, a.dv, a.S, bh});
-  r.gemm_backward.add({a.T, a.S, a.dv, bh});
-  r.gemm_backward.add({a.S, a.dv, a.T, bh});
-  r.gemm_backward.add({a.T, a.d, a.S, bh});
-  r.gemm_backward.add({a.S, a.d, a.T, bh});
+  attention_products(c, r, a.T, a.S, a.d, a.dv, bh);
   const double qkv = (c.in(0) + c.in(1) + c.in(2)) * c.w + a.cache;
   // Inference: reads S for the scale, mask and softmax, P for P V; writes S, S, S, P.
   r.forward = pass(a.mm + (6.0 + m) * a.scores, qkv + (3.0 + m) * sc + mask_bytes, c.out() * c.w + (3.0 + m) * sc,
@@ -135,13 +142,7 @@ void attention(const Ctx& c, OpCost& r) {
     eager_attention(c, r, {h, T, S, d, dv, scores, mm, io, grads, cache});
   } else {
     // Q K^T and P V per (sample, head); backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q.
-    const double bh = c.batch * h;
-    r.gemm_forward.add({T, S, d, bh});
-    r.gemm_forward.add({T, dv, S, bh});
-    r.gemm_backward.add({T, S, dv, bh});
-    r.gemm_backward.add({S, dv, T, bh});
-    r.gemm_backward.add({T, d, S, bh});
-    r.gemm_backward.add({S, d, T, bh});
+    attention_products(c, r, T, S, d, dv, c.batch * h);
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache + 2.0 * scores * c.w,
                      c.out() * c.w + 2.0 * scores * c.w, 3);
     // Score-sized traffic, kernel by kernel: dP = dO V^T writes dP; dV = P^T dO reads P; the softmax

@@ -4,6 +4,8 @@
 #include "engine/op_costs.hpp"
 #include "lang/ir/ops.hpp"
 
+#include <cmath>
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -86,8 +88,27 @@ inline void weighted(const Ctx& c, OpCost& r, double macs) {
 // k the input channels of a group times the window (implicit GEMM, as cuDNN's and CUTLASS's kernels).
 inline void weighted_gemms(const Ctx& c, OpCost& r, const kernels::Gemm& forward) {
   r.gemm_forward.add(forward);
-  if (c.need()) r.gemm_backward.add({forward.m, forward.k, forward.n, forward.count});
-  r.gemm_backward.add({forward.n, forward.k, forward.m, forward.count});
+  const auto backward = [&](double m, double n, double k) {
+    kernels::Gemm g{m, n, k, forward.count};
+    g.unaligned = forward.unaligned;   // the same tensors' rows
+    return g;
+  };
+  if (c.need()) r.gemm_backward.add(backward(forward.m, forward.k, forward.n));
+  r.gemm_backward.add(backward(forward.n, forward.k, forward.m));
+}
+
+// Whether any of `rows` (dimensions that are the rows of a GEMM's operands or output: a linear layer's
+// in and out features, a matmul's K and N, attention's head width and sequence) is not a whole number
+// of 16-byte vectors at `bytes` per element (kernels::Gemm::unaligned). The batch and token dimension
+// M is never a row, in the forward or in either backward product.
+inline bool unaligned_rows(double bytes, std::initializer_list<double> rows) {
+  for (const double r : rows)
+    if (std::fmod(r * bytes, 16.0) != 0.0) return true;
+  return false;
+}
+inline kernels::Gemm gemm_with_rows(kernels::Gemm g, double bytes, std::initializer_list<double> rows) {
+  g.unaligned = unaligned_rows(bytes, rows);
+  return g;
 }
 
 std::vector<CostRow> tensor_costs();

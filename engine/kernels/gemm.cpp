@@ -50,6 +50,20 @@ constexpr double kKernelFixedSeconds = 5.43e-6;
 // vpbenchmarking), the figure engine/timing.hpp's memory default also rests on.
 constexpr double kDramEfficiency = 0.87;
 
+// cuBLAS's alignment-1 fallback: a tensor-core GEMM whose rows are not whole 16-byte vectors cannot use
+// vector loads (nor Hopper's TMA), and cuBLAS runs a Turing-era kernel that loads an element at a time
+// (cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1 on the H100 and the H200, by its name in
+// calibrate's CUPTI records). Its main loop is bound by those loads, not by the tensor cores: the same
+// rate whatever the precision (bf16, fp16 and tf32 within 20 % on the H100). The FLOP per SM per clock it
+// sustains was fitted (validate/scripts/measured_compare.py --fit) on the H200's four GPT-2 `lm_head`
+// passes in validate/measured/h200-sxm-2026-11-26/layers/ (vocabulary 50,257; bf16 and tf32, forward
+// and backward; the median of what each implies), and on no H100 row. Other families are assumed to
+// run the same kernel at the same rate per SM and clock (no row measures them).
+constexpr double kAlignOneFlopsPerClock = 575.0;
+// A product with an output side under one tile (a matrix-vector product) runs cuBLAS's GEMV-like
+// kernels, which read element-wise anyway and are DRAM-bound: it keeps the regular model.
+constexpr double kAlignOneMinSide = 64.0;
+
 // Bytes of K one main-loop step of a tensor-core tile loads per row: 32 fp16 elements on Volta,
 // Turing and Ampere (CUTLASS's ThreadblockShape<..., 32> for 16-bit sm70-sm80 kernels, 16 for tf32, 64
 // for int8), 64 on Hopper (its warpgroup kernels' 128x256x64 for 16-bit).
@@ -68,6 +82,8 @@ constexpr std::array<Shape, 6> kHopper{{{128, 256, 4}, {256, 128, 4}, {128, 128,
 constexpr std::array<Shape, 6> kVolta{{{256, 128, 2}, {128, 256, 2}, {128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}}};
 // SIMT (CUDA-core) tiles: CUTLASS's sgemm shapes, K step 8.
 constexpr std::array<Shape, 5> kSimt{{{128, 128, 2}, {128, 64, 2}, {64, 128, 2}, {64, 64, 2}, {32, 64, 2}}};
+// The alignment-1 fallback's one tile (its kernel name's 128x128, K step 32, two stages).
+constexpr std::array<Shape, 1> kAlignOne{{{128, 128, 2}}};
 
 // The K splits tried when the unsplit GEMM has fewer tiles than SMs (as cuBLAS's split-K kernels).
 constexpr std::array<int, 8> kSplits{{1, 2, 3, 4, 6, 8, 12, 16}};
@@ -98,16 +114,41 @@ double figure_or(const std::optional<ir::Figure>& f, double fallback) { return f
 
 namespace {
 
+// cuBLAS 13 on an H200 ran persistent cooperative kernels for bf16 (nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB)
+// and classic per-tile ones for tf32 (sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32), by
+// their names in calibrate's CUPTI records (docs/results/2026-11-26-h200-measured.md).
+bool persistent(const GpuFacts& f) { return f.matrix && f.family == "hopper" && f.in_bytes <= 2; }
+
+// The kernel one GEMM runs: the tiles it tries and its main loop's rate.
+struct MainLoop {
+  Shapes shapes;
+  double sm_flops;     // FLOP/s of one SM
+  double sustained;    // the fraction of it a steady main loop reaches
+  bool persistent;     // the fill paid once per SM (persistent())
+  bool alignment_one;  // the alignment-1 fallback (kAlignOneFlopsPerClock)
+};
+
+MainLoop main_loop(const Gemm& g, const GpuFacts& f) {
+  if (f.matrix && g.unaligned && std::min(g.m, g.n) >= kAlignOneMinSide && f.clock > 0) {
+    const double rate = kAlignOneFlopsPerClock * f.clock;
+    if (rate < f.sm_flops * f.sustained)
+      return {{kAlignOne.data(), kAlignOne.data() + kAlignOne.size(), 32}, rate, 1.0, false, true};
+  }
+  return {shapes_of(f.family, f.matrix, f.in_bytes), f.sm_flops, f.sustained, persistent(f), false};
+}
+
 // What every candidate of one GEMM on one device shares, worked out once per search: the rates as
 // reciprocals (the search is a sweep's inner loop) and the unsplit DRAM traffic.
 struct Shared {
+  MainLoop loop;
   double per_compute;   // s per FLOP on one SM at the sustained fraction
   double per_l2;        // s per B through L2 (0: no L2 term)
   double per_dram;      // s per B from DRAM at the achieved rate
   double operands;      // B of A and B
   double output;        // B of C
   Shared(const Gemm& g, const GpuFacts& f)
-      : per_compute(1.0 / (f.sm_flops * f.sustained)),
+      : loop(main_loop(g, f)),
+        per_compute(1.0 / (loop.sm_flops * loop.sustained)),
         per_l2(f.l2_bandwidth > 0 ? 1.0 / f.l2_bandwidth : 0.0),
         per_dram(1.0 / (f.dram_efficiency * f.dram_bandwidth)),
         operands(g.operand_elements() * f.in_bytes * g.count),
@@ -119,11 +160,6 @@ struct Terms {
   double tiles, waves, iters, fill, compute_s, l2_s, dram_s, reduction_s, fixed_s;
   double seconds() const { return std::max({compute_s, l2_s, dram_s}) + reduction_s + fixed_s; }
 };
-
-// cuBLAS 13 on an H200 ran persistent cooperative kernels for bf16 (nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB)
-// and classic per-tile ones for tf32 (sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32), by
-// their names in calibrate's CUPTI records (docs/results/2026-11-26-h200-measured.md).
-bool persistent(const GpuFacts& f) { return f.matrix && f.family == "hopper" && f.in_bytes <= 2; }
 
 // Tile sides and K steps are powers of two, so x * (1 / side) is x / side exactly (a sweep's inner
 // loop saves the divisions).
@@ -140,7 +176,7 @@ Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, in
   // tile's first stages while the consumers store the last one, so an SM pays the fill once, not once
   // per tile. Earlier architectures launch a block per tile, each filling its pipeline and storing its
   // output in turn.
-  const double steps = persistent(f) ? r.waves * r.iters + r.fill : r.waves * (r.iters + r.fill);
+  const double steps = s.loop.persistent ? r.waves * r.iters + r.fill : r.waves * (r.iters + r.fill);
   r.compute_s = steps * (2.0 * t.m * t.n * t.k) * s.per_compute;
   r.l2_s = r.tiles * static_cast<double>(t.m + t.n) * t.k * r.iters * f.in_bytes * s.per_l2;
   const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
@@ -150,14 +186,17 @@ Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, in
   return r;
 }
 
-GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Tile& t, int split, const Terms& r) {
+GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, int split, const Terms& r) {
   GemmPlan p;
+  p.alignment_one = s.loop.alignment_one;
+  p.sm_flops = s.loop.sm_flops;
+  p.sustained = s.loop.sustained;
   p.tile = t;
   p.split_k = split;
   p.tiles = r.tiles;
   p.waves = r.waves;
   p.wave_efficiency = r.tiles / (r.waves * f.sms);
-  p.mainloop_efficiency = persistent(f) ? r.waves * r.iters / (r.waves * r.iters + r.fill) : r.iters / (r.iters + r.fill);
+  p.mainloop_efficiency = s.loop.persistent ? r.waves * r.iters / (r.waves * r.iters + r.fill) : r.iters / (r.iters + r.fill);
   p.compute_s = r.compute_s;
   p.l2_s = r.l2_s;
   p.dram_s = r.dram_s;
@@ -174,7 +213,8 @@ GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Tile& t, int split, c
 }  // namespace
 
 GemmPlan plan_tile(const Gemm& g, const GpuFacts& f, const Tile& t, int split) {
-  return plan_from(g, f, t, split, terms(g, f, Shared(g, f), t, split));
+  const Shared shared(g, f);
+  return plan_from(g, f, shared, t, split, terms(g, f, shared, t, split));
 }
 
 std::string_view limit_name(Limit l) {
@@ -225,6 +265,7 @@ std::optional<GpuFacts> gpu_facts(const ir::Device& device, ir::Precision precis
   f.shared_memory = figure_or(a.shared_memory, 0.0);
   f.l2_size = figure_or(device.l2_size, 0.0);
   f.threads_per_unit = figure_or(a.threads, 0.0);
+  f.clock = a.clock.value;
   return f;
 }
 
@@ -233,8 +274,8 @@ namespace {
 // The best candidate: every tile that fits and every K split worth trying, each timed by plan_tile's
 // formulas. The search keeps only the time; the winner's whole plan is made once at the end.
 GemmPlan search(const Gemm& g, const GpuFacts& f) {
-  const Shapes shapes = shapes_of(f.family, f.matrix, f.in_bytes);
   const Shared shared(g, f);
+  const Shapes& shapes = shared.loop.shapes;
   Tile best_tile{};
   int best_split = 1;
   Terms best{};
@@ -255,7 +296,7 @@ GemmPlan search(const Gemm& g, const GpuFacts& f) {
       if (r.tiles >= f.sms || i + 1 == kSplits.size() || std::ceil(g.k / kSplits[i + 1]) < 2.0 * t.k) break;
     }
   }
-  return have ? plan_from(g, f, best_tile, best_split, best) : GemmPlan{};
+  return have ? plan_from(g, f, shared, best_tile, best_split, best) : GemmPlan{};
 }
 
 }  // namespace
@@ -267,7 +308,8 @@ GemmPlan plan_gemm(const Gemm& g, const GpuFacts& f) {
 
 std::size_t PlanCache::Device::GemmHash::operator()(const Gemm& g) const {
   std::uint64_t h = 14695981039346656037u;   // FNV-1a over the dimensions' bit patterns
-  for (const double x : {g.m, g.n, g.k, g.count, g.a_stored, g.b_stored}) h = (h ^ std::bit_cast<std::uint64_t>(x)) * 1099511628211u;
+  for (const double x : {g.m, g.n, g.k, g.count, g.a_stored, g.b_stored, g.unaligned ? 1.0 : 0.0})
+    h = (h ^ std::bit_cast<std::uint64_t>(x)) * 1099511628211u;
   return static_cast<std::size_t>(h ^ (h >> 29));
 }
 

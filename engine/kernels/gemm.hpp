@@ -24,6 +24,9 @@
 //   time    = max(compute, L2, DRAM) + reduction + fixed
 //             (fixed: each kernel's time beside its work, one figure fitted for every GPU; gemm.cpp)
 // The candidate with the least time is taken, as a library's heuristic (or its autotuner) would.
+// An unaligned tensor-core GEMM (Gemm::unaligned) with both output sides of a tile or more runs
+// cuBLAS's alignment-1 fallback instead: one 128 x 128 x 32 tile, two stages, per-tile fill, its main
+// loop at a fixed rate per SM and clock that its element-wise loads allow (gemm.cpp).
 // `sustained` is the fraction of the SM's peak a tile's steady main loop reaches (issue, power and
 // clock limits no figure in the datasheet gives): one figure per architecture family, fitted on the
 // validation rows marked `fit` (validate/gemm_published.csv) and stated with them in gemm.cpp.
@@ -50,6 +53,10 @@ namespace ridge::engine::kernels {
 struct Gemm {
   double m = 0, n = 0, k = 0, count = 1;
   double a_stored = 0, b_stored = 0;
+  // A row of an operand or of the output is not a whole number of 16-byte vectors (a dimension such as
+  // GPT-2's vocabulary, 50,257): the tensor-core kernels' vector and TMA loads cannot be used
+  // (alignment_one_fallback in gemm.cpp). Set by the op's cost from the dimensions that are rows.
+  bool unaligned = false;
   double flops() const { return 2.0 * m * n * k * count; }
   // Elements of A and B that DRAM holds, per problem.
   double operand_elements() const {
@@ -82,6 +89,7 @@ struct GpuFacts {
   double out_bytes = 0;         // bytes per output element
   double l2_size = 0;           // B; 0: not given (the streaming model, streaming.hpp)
   double threads_per_unit = 0;  // threads resident per SM; 0: not given (the streaming model)
+  double clock = 0;             // Hz, the SM clock (arch.clock)
   friend bool operator==(const GpuFacts&, const GpuFacts&) = default;
 };
 
@@ -108,6 +116,9 @@ struct GemmPlan {
   double seconds = 0;            // the kernel's time on the GPU (launch overhead not included)
   double fraction_of_peak = 0;   // the GEMM's FLOPs / (seconds * SMs * SM peak)
   Limit limit = Limit::Compute;
+  bool alignment_one = false;    // ran as the alignment-1 fallback (Gemm::unaligned; gemm.cpp)
+  double sm_flops = 0;           // FLOP/s of one SM the main loop ran at (the facts' or the fallback's)
+  double sustained = 0;          // and the fraction of it sustained
   friend bool operator==(const GemmPlan&, const GemmPlan&) = default;
 };
 

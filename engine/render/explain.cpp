@@ -21,8 +21,11 @@ std::string gemm_text(const GemmStep& s, const kernels::GpuFacts& f, int index) 
   out << ": " << count(p.tiles) << " tiles over " << count(f.sms) << " SMs = " << count(p.waves) << " wave"
       << (p.waves == 1 ? "" : "s") << ", wave efficiency " << fixed(p.wave_efficiency, 3) << "\n";
   out << "    main loop efficiency " << fixed(p.mainloop_efficiency, 3) << " (steps over steps + pipeline fill and epilogue)\n";
-  out << "    compute " << si(p.compute_s, "s") << " (" << si(f.sm_flops, "FLOP/s") << " per SM x sustained "
-      << fixed(f.sustained, 3) << "), L2 " << (f.l2_bandwidth > 0 ? si(p.l2_s, "s") : std::string("- (no l2.bandwidth)"))
+  if (p.alignment_one)
+    out << "    alignment-1 fallback: a row is not a whole number of 16-byte vectors, so the main loop loads an element "
+           "at a time\n";
+  out << "    compute " << si(p.compute_s, "s") << " (" << si(p.sm_flops, "FLOP/s") << " per SM x sustained "
+      << fixed(p.sustained, 3) << "), L2 " << (f.l2_bandwidth > 0 ? si(p.l2_s, "s") : std::string("- (no l2.bandwidth)"))
       << ", DRAM " << si(p.dram_s, "s");
   if (p.reduction_s > 0) out << ", split-K reduction " << si(p.reduction_s, "s");
   out << "\n    " << si(p.seconds, "s") << ", " << limit_name(p.limit) << "-limited, " << fixed(100 * p.fraction_of_peak, 1)

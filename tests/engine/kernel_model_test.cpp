@@ -349,3 +349,60 @@ TEST_CASE("a depthwise convolution on a GPU is PALEO's terms plus the fixed time
   CHECK_THAT(dw.time_fwd.device_s, WithinRel(paleo(dw.fwd, dw.ppp_fwd) + 1 * fixed, 1e-12));
   CHECK_THAT(dw.time_bwd.device_s, WithinRel(paleo(dw.bwd, dw.ppp_bwd) + 2 * fixed, 1e-12));
 }
+
+TEST_CASE("a row that is not a whole number of 16-byte vectors marks a GEMM unaligned; the token dimension never does") {
+  // GPT-2's lm_head (vocabulary 50,257) against nanoGPT's padded 50,304, and 50,260, which is whole
+  // 16-byte vectors at 4 bytes an element but not at 2; 7 tokens (M) is never a row.
+  const ridge::ir::Network net = ridge::lang::parse_network(R"(
+network heads {
+  input x: [7, 768]
+  a = x -> linear(50257, bias: false) as odd
+  b = x -> linear(50304, bias: false) as padded
+  c = x -> linear(50260, bias: false) as four_byte_rows
+  return concat(a, b, c, axis: 1)
+}
+)", "heads.net");
+  const auto unaligned = [&](ridge::ir::Precision p, const std::string& layer) {
+    const auto workload = ridge::engine::workload(net, {.batch = 1, .precision = p});
+    for (std::size_t i = 0; i < net.layers.size(); ++i)
+      if (net.layers[i].name == layer) {
+        const auto& c = workload.cost(i);
+        bool all = c.gemm_forward.gemms[0].unaligned;
+        for (int g = 0; g < c.gemm_backward.count; ++g) CHECK(c.gemm_backward.gemms[static_cast<std::size_t>(g)].unaligned == all);
+        return all;
+      }
+    FAIL("no layer " << layer);
+    return false;
+  };
+  CHECK(unaligned(ridge::ir::Precision::BF16, "odd"));
+  CHECK_FALSE(unaligned(ridge::ir::Precision::BF16, "padded"));
+  CHECK(unaligned(ridge::ir::Precision::BF16, "four_byte_rows"));
+  CHECK_FALSE(unaligned(ridge::ir::Precision::FP32, "four_byte_rows"));
+  CHECK(unaligned(ridge::ir::Precision::FP32, "odd"));
+}
+
+TEST_CASE("an unaligned tensor-core GEMM runs the alignment-1 fallback, near the H100 measured here") {
+  GpuFacts f = h100();
+  f.clock = 1.98e9;
+  Gemm odd{8192, 50257, 768, 1};
+  odd.unaligned = true;
+  const auto p = kernels::plan_gemm(odd, f);
+  CHECK(p.alignment_one);
+  CHECK((p.tile == Tile{128, 128, 32, 2}));
+  // validate/measured/h100-sxm5-2026-11-26/kernels.csv: bf16 8192 x 50257 x 768, the median of three
+  // runs' medians 5.51 ms (5.25, 5.51, 5.52). The fallback's one rate was fitted on the H200's GPT-2
+  // lm_head layers, not on this row.
+  CHECK_THAT(p.seconds, WithinRel(5.511e-3, 0.2));
+  // The padded vocabulary keeps the Hopper kernels: five to seven times faster, as measured (0.93 ms).
+  const auto padded = kernels::plan_gemm({8192, 50304, 768, 1}, f);
+  CHECK_FALSE(padded.alignment_one);
+  CHECK(p.seconds > 4 * padded.seconds);
+  // A matrix-vector product keeps the DRAM-bound model, and SIMT lanes have no vector loads to lose.
+  Gemm one_token{1, 50257, 768, 1};
+  one_token.unaligned = true;
+  CHECK_FALSE(kernels::plan_gemm(one_token, f).alignment_one);
+  GpuFacts simt = f;
+  simt.matrix = false;
+  simt.sm_flops = 256 * 1.98e9;
+  CHECK_FALSE(kernels::plan_gemm(odd, simt).alignment_one);
+}

@@ -294,6 +294,31 @@ def compare_networks(args, folder, hw):
     print()
 
 
+def fit_alignment_one(args, folder, hw):
+    """What the folder's GPT-2 lm_head layer passes (calibrate's CUPTI times; vocabulary 50,257, so cuBLAS
+    runs its alignment-1 fallback) imply for kAlignOneFlopsPerClock in engine/kernels/gemm.cpp: per pass,
+    the rate in force times (modelled less fixed) / (measured less fixed), the passes being compute-bound
+    at that rate; the median over the passes found."""
+    gemm_cpp = (REPO / "engine" / "kernels" / "gemm.cpp").read_text()
+    current = float(re.search(r"kAlignOneFlopsPerClock = ([0-9.]+);", gemm_cpp).group(1))
+    fixed = float(re.search(r"kKernelFixedSeconds = ([0-9.e-]+);", gemm_cpp).group(1))
+    implied = []
+    for path in sorted((folder / "layers").glob("*-gpt2.csv")):
+        dtype = path.name.split("-")[0]
+        measured = {r["pass"]: float(r["seconds"]) for r in csv.DictReader(open(path)) if r["layer"] == "lm_head"}
+        cmd = [args.simulate, str(REPO / "models" / "gpt2.net"), str(hw), "--dtype", dtype, "--batch", "32",
+               "--set", "seq_len=128", "--format", "json", "--kernel-model", "micro"]
+        layer = next(l for l in run_json(cmd)["layers"] if l["name"] == "lm_head")
+        for p, kernels in (("forward", 1), ("backward", 2)):
+            if p in measured:
+                modelled = layer["time_bwd_s" if p == "backward" else "time_fwd_s"]
+                implied.append((f"{dtype} {p}", current * (modelled - kernels * fixed) / (measured[p] - kernels * fixed)))
+    if implied:
+        values = [v for _, v in implied]
+        print(f"alignment-1 fallback: {statistics.median(values):.0f} FLOP per SM per clock (median of {len(values)} lm_head passes: "
+              + ", ".join(f"{name} {v:.0f}" for name, v in implied) + ")")
+
+
 def fit_attention(args, folder, hw):
     rows = [r for r in csv.DictReader(open(folder / "kernels.csv")) if r["split"] == "fit" and r["group"] == "attention"]
     cases = measured_cases(rows, ["group", "op", "dtype", "m", "n", "k", "batch", "extra"], "median_us")
@@ -330,6 +355,7 @@ def main():
     try:
         if args.fit:
             fit_attention(args, folder, hw)
+            fit_alignment_one(args, folder, hw)
             return 0
         compare_kernels(args, folder, hw)
         compare_networks(args, folder, hw)
