@@ -123,11 +123,28 @@ def gemm_shapes(dtype_name, quick):
     return shapes
 
 
-def run_gemms(timer, writer, quick):
-    for dtype_name in ("bf16", "fp16", "tf32", "fp32"):
+def alignment_shapes(dtype_name, quick):
+    """Probes of the kernel model's alignment-1 fallback (engine/kernels/gemm.cpp), chosen after the
+    model was committed and timed after it: which dimensions count (an odd M never; N or K not whole
+    16-byte vectors always), 4-element multiples (whole vectors at tf32's 4 bytes, not at 16 bits),
+    other sizes and vocabularies, and the matrix-vector side (M under one tile keeps the regular model)."""
+    if quick:
+        return [("alignment", 256, 257, 256)]
+    return [("alignment", m, n, k) for m, n, k in (
+        (4095, 4096, 4096), (4096, 4097, 4096), (4096, 4100, 4096), (4096, 4096, 4100),
+        (2048, 2048, 2047), (8192, 8192, 8191), (1024, 50257, 768), (128, 50257, 768), (32, 50257, 768),
+        (4096, 30522, 768), (4096, 32000, 4096), (4096, 50257, 1600))]
+
+
+def run_alignment(timer, writer, quick):
+    run_gemms(timer, writer, quick, shapes=alignment_shapes, dtypes=("bf16", "fp16", "tf32"))
+
+
+def run_gemms(timer, writer, quick, shapes=gemm_shapes, dtypes=("bf16", "fp16", "tf32", "fp32")):
+    for dtype_name in dtypes:
         dtype = DTYPES[dtype_name]
         set_matmul_precision(dtype_name)
-        for extra, m, n, k in gemm_shapes(dtype_name, quick):
+        for extra, m, n, k in shapes(dtype_name, quick):
             if dtype_name == "fp32" and m * n * k > 8192 ** 3:
                 continue
             a = torch.randn(m, k, device=DEVICE, dtype=dtype)
@@ -251,7 +268,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="a few cases of each group (a smoke test)")
-    ap.add_argument("--groups", default="gemm,attention,streaming,conv")
+    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     args = ap.parse_args()
     global DEVICE
@@ -262,7 +279,8 @@ def main():
     timer = Timer(target_s=0.01 if args.quick else 0.03, flush_bytes=(512 << 20) if DEVICE == "cuda" else (64 << 20))
     writer = Writer(args.out)
     start = time.time()
-    groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs}
+    groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs,
+              "alignment": run_alignment}
     for name in args.groups.split(","):
         t0 = time.time()
         try:

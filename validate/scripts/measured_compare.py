@@ -145,7 +145,7 @@ def summary_label(row):
     """docs/gpu.md's coarser groups; None for the forced attention backends (PyTorch's default is what
     Ridge models; the others are in the full table)."""
     if row["group"] == "gemm":
-        return f"GEMM {row['dtype']}" + {"small_k": ", small K", "unaligned": ", unaligned"}.get(row["extra"], "")
+        return f"GEMM {row['dtype']}" + {"small_k": ", small K", "unaligned": ", unaligned", "alignment": ", alignment probes"}.get(row["extra"], "")
     if row["group"] == "attention":
         backend = row["extra"].split(";")[0]
         if backend != "default":
