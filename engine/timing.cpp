@@ -32,14 +32,18 @@ PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precisio
     if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
   if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
   // A device described by what was measured on it (`measured.fp32 = ...`, a calibrated CPU) and no
-  // datasheet peak: the measured ceiling is the peak.
-  if (const auto v = figure(device.measured_peak, precision)) return {*v, precision, false};
+  // datasheet peak: the measured ceiling is the peak. Where the datasheet gives peaks, a measured
+  // ceiling is calibrate's GEMM (`measured.tf32` on a GPU: a matrix-unit rate), no peak for other ops.
+  const bool datasheet = !device.vector_peak.empty() || !device.matrix_peak.empty();
+  if (!datasheet)
+    if (const auto v = figure(device.measured_peak, precision)) return {*v, precision, false};
   const bool reduced = precision == ir::Precision::TF32 || precision == ir::Precision::FP16 ||
                        precision == ir::Precision::BF16 || precision == ir::Precision::FP8 ||
                        precision == ir::Precision::INT8;
   if (reduced)
     for (const auto* peaks : {&device.vector_peak, &device.measured_peak})
-      if (const auto v = figure(*peaks, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
+      if (peaks == &device.vector_peak || !datasheet)
+        if (const auto v = figure(*peaks, ir::Precision::FP32)) return {*v, ir::Precision::FP32, false};
   throw SimulationError("device '" + device.name + "' gives no " + std::string(ir::precision_name(precision)) +
                         " peak for " + std::string(ir::op_class_name(op_class)) + " ops" +
                         (reduced ? " (nor an fp32 vector peak to fall back on)" : ""));

@@ -34,6 +34,22 @@ TEST_CASE("the peak fallback chain is explicit") {
     CHECK(e.precision == P::FP32);
     CHECK(e.describe() == "vector fp32");
   }
+  SECTION("a calibrated GPU's measured GEMM ceiling is no peak for its other ops") {
+    // calibrate writes `measured.tf32` from a GEMM (hw/calibrated/h100-sxm5-pytorch-tf32.hw: 257.6
+    // TFLOP/s); elementwise ops at tf32 still fall back to the datasheet's fp32 vector peak.
+    ir::Device calibrated = a100;
+    calibrated.measured_peak[P::TF32] = ir::Figure{120e12, "measured by ridge calibrate"};
+    const auto e = engine::layer_peak(calibrated, C::Elementwise, P::TF32);
+    CHECK(e.flops_per_s == 19.5e12);
+    CHECK(e.describe() == "vector fp32");
+  }
+  SECTION("a device described only by measurements takes its measured ceiling as the peak") {
+    ir::Device measured = testing::xeon();
+    measured.vector_peak.clear();
+    measured.matrix_peak.clear();
+    measured.measured_peak[P::FP32] = ir::Figure{1.5e12, "measured by ridge calibrate"};
+    CHECK(engine::layer_peak(measured, C::MatMul, P::FP32).flops_per_s == 1.5e12);
+  }
   SECTION("a device without matrix units runs fp16 matmuls at its fp32 vector peak") {
     const auto p = engine::layer_peak(testing::xeon(), C::MatMul, P::FP16);
     CHECK(p.flops_per_s == 3.0976e12);
