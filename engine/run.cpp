@@ -89,7 +89,8 @@ Results run(const Plan& p) {
       for (const ir::Precision precision : p.precisions)
         for (const std::int64_t batch : p.batches)
           out.generations.push_back(on_device(p, i, [&] {
-            return generate(p.network_at, p.devices[i], options_at(precision, batch), p.prompt, p.generate);
+            return generate(p.network_at, p.devices[i], options_at(precision, batch), p.prompt, p.generate,
+                            p.generation_parallel);
           }));
     return out;
   }

@@ -78,6 +78,7 @@ struct Plan {
   // network elaborated per phase by network_at. Such a run gives generations, not reports.
   std::int64_t prompt = 0, generate = 0;
   NetworkAt network_at;
+  GenerationParallel generation_parallel;   // the devices a generation runs on (one by default)
   // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
   std::string explain;
   std::optional<ParallelRun> parallel;

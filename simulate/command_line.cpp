@@ -55,9 +55,9 @@ void add_options(CLI::App& app, CommandLine& c) {
   app.add_option("--dataset-size", r.dataset_size, "samples per epoch, for epoch time")->check(CLI::PositiveNumber);
 
   // Parallel training: a strategy, or a search.
-  app.add_option("--tensor-parallel", r.tensor_parallel, "tensor-parallel size T (Megatron: heads and MLP split T ways)")
+  app.add_option("--tensor-parallel", r.tensor_parallel, "tensor-parallel size T (Megatron: heads and MLP split T ways; also for --prompt/--generate)")
       ->check(CLI::Range(1, 1 << 16));
-  app.add_option("--pipeline-parallel", r.pipeline_parallel, "pipeline stages P (layers split P ways, 1F1B schedule)")
+  app.add_option("--pipeline-parallel", r.pipeline_parallel, "pipeline stages P (layers split P ways, 1F1B schedule; also for --prompt/--generate)")
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--data-parallel", r.data_parallel, "data-parallel replicas D (T x P x D devices)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--micro-batch", r.micro_batch, "samples per micro-batch m (default 1)")->check(CLI::Range(1, 1 << 24));

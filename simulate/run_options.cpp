@@ -227,7 +227,18 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
   plan.device_files = std::move(in.device_files);
   plan.layers = o.layers;
 
-  if (o.parallel()) {
+  if (o.prompt > 0 && o.parallel()) {
+    // Generation on several devices: tensor and pipeline parallelism (engine/generation.hpp). Replicas,
+    // the training strategies' micro-batches, ZeRO and the search are not generation's.
+    if (o.search || o.data_parallel > 0 || o.micro_batch != 1 || o.global_batch > 0 || o.interleave != 1 ||
+        o.sequence_parallel || o.zero != 0)
+      throw std::invalid_argument("--prompt/--generate run on --tensor-parallel and --pipeline-parallel devices; --data-parallel, "
+                                  "--search, --micro-batch, --global-batch, --interleave, --sequence-parallel and --zero are "
+                                  "for training");
+    if (plan.devices.size() != 1)
+      throw std::invalid_argument("--prompt/--generate with --tensor-parallel or --pipeline-parallel take one device file");
+    plan.generation_parallel = engine::GenerationParallel{std::max(1, o.tensor_parallel), std::max(1, o.pipeline_parallel), o.link};
+  } else if (o.parallel()) {
     if (plan.devices.size() != 1 || plan.precisions.size() != 1 || plan.batches.size() != 1 || !in.correlate.empty() ||
         o.prompt > 0)
       throw std::invalid_argument("a parallel strategy or --search takes one network, one device file, one --dtype and one --batch");

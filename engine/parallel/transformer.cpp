@@ -62,6 +62,12 @@ TransformerShape describe_transformer(const ir::Network& net) {
   return s;
 }
 
+bool tensor_parallel_repeats(const LayerRow& row, const TransformerShape& shape) {
+  if (row.op == ir::op("embedding")) return false;   // Megatron's vocabulary-parallel embedding
+  const bool hidden_wide = !row.output_shape.empty() && row.output_shape.back() == shape.hidden;
+  return row.op_class != ir::OpClass::MatMul && hidden_wide;
+}
+
 MicroBatchProfile profile_micro_batch(const ir::Network& net, const ir::Device& device, const Options& setup,
                                       std::int64_t micro_batch, const TransformerShape& shape) {
   Options o = setup;
@@ -97,10 +103,7 @@ MicroBatchProfile profile_micro_batch(const ir::Network& net, const ir::Device& 
     const PassPair times{row.time_fwd_train.paleo_s, row.time_bwd.paleo_s};
     const bool in_block = shape.is_transformer() && g.is_block[g.of_layer[i]];
     PassPair* slot = nullptr;
-    // Hidden-wide values outside a matmul (norms, residual adds, dropouts) are repeated on every
-    // tensor-parallel rank; everything else is split.
-    const bool hidden_wide = !row.output_shape.empty() && row.output_shape.back() == shape.hidden;
-    const bool replicated = row.op_class != ir::OpClass::MatMul && hidden_wide;
+    const bool replicated = tensor_parallel_repeats(row, shape);
     if (!in_block) {
       slot = seen_block ? &p.after : &p.before;
       (seen_block ? p.after_params : p.before_params) += row.params;

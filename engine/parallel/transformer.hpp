@@ -26,6 +26,12 @@ struct TransformerShape {
 };
 TransformerShape describe_transformer(const ir::Network& network);
 
+// Whether Megatron's tensor parallelism repeats a layer on every rank rather than splitting it: the
+// hidden-wide values outside a matmul (norms, residual adds, dropouts on the residual stream; sequence
+// parallelism splits these too). Everything else (matmuls, attention, the MLP's activation, the
+// vocabulary-parallel embedding) is split.
+bool tensor_parallel_repeats(const LayerRow& row, const TransformerShape& shape);
+
 struct PassPair {
   double forward = 0.0;
   double backward = 0.0;

@@ -297,6 +297,26 @@ TEST_CASE("simulate --prompt --generate reports a decoder's inference phases in 
   CHECK_THAT(half.err, Catch::Contains("--prompt and --generate go together"));
 }
 
+TEST_CASE("simulate --prompt --generate --tensor-parallel puts a 70B decoder on four GPUs of a DGX") {
+  // Llama-2-70B in bf16 is 138 GB of weights (69B parameters x 2 B): more than one 80 GB A100, a quarter
+  // of it (and of the KV cache) on each of four.
+  const Run one = simulate("llama2_70b dgx-a100-80gb --dtype bf16 --prompt 128 --generate 128");
+  REQUIRE(one.status == 0);
+  CHECK_THAT(one.out, Catch::Contains("DOES NOT FIT in 80.0 GiB"));
+  const Run four = simulate("llama2_70b dgx-a100-80gb --dtype bf16 --prompt 128 --generate 128 --tensor-parallel 4 --format json");
+  INFO(four.err);
+  REQUIRE(four.status == 0);
+  const auto g = ridge::testing::parse_json(four.out)["generation"].array.at(0);
+  CHECK(g["tensor_parallel"].number == 4);
+  CHECK(g["memory_per_device_bytes"].number < 80.0 * (1 << 30));
+  CHECK(g["memory_per_device_bytes"].number > g["weight_bytes"].number / 4);
+  CHECK(g["fits"].boolean);
+  CHECK(g["communication_decode_s"].number > 0);
+  const Run replicas = simulate("llama2_70b dgx-a100-80gb --prompt 128 --generate 128 --data-parallel 2");
+  CHECK(replicas.status == 1);
+  CHECK_THAT(replicas.err, Catch::Contains("--data-parallel, --search"));
+}
+
 TEST_CASE("simulate's training set-up flags reach the report") {
   const Run r = simulate("gpt2 a100-sxm4-40gb --dtype bf16 --optimizer adamw --recompute selective --batch 4 --format json");
   INFO(r.err);

@@ -1,6 +1,8 @@
 // Inference phases (issue 13): prefill, decode against a growing KV cache, latency, memory. Figures
 // worked by hand in the comments.
 #include "engine/generation.hpp"
+#include "engine/parallel/collectives.hpp"
+#include "engine/parallel/transformer.hpp"
 
 #include "tests/engine/fixtures.hpp"
 #include "lang/parse.hpp"
@@ -104,4 +106,65 @@ TEST_CASE("generation refuses a network without attention and absurd token count
   CHECK_THROWS_WITH(engine::generate(cnn, testing::a100(), {}, 8, 8), Catch::Contains("no attention layer"));
   CHECK_THROWS_WITH(engine::generate(decoder_at(), testing::a100(), {}, 0, 8), Catch::Contains("between 1 and"));
   CHECK_THROWS_WITH(engine::generate(decoder_at(), testing::a100(), {}, 8, 1 << 21), Catch::Contains("between 1 and"));
+}
+
+TEST_CASE("on T x P devices a generation splits the layers, adds its collectives and shards its memory") {
+  // The header's formulas (engine/generation.hpp), worked from the one-device reports and the
+  // collectives' own times on a DGX A100's NVLink.
+  const ir::Device dgx = lang::load_device(std::string(RIDGE_HW_DIR) + "/dgx-a100-80gb.hw");
+  engine::Options o;
+  o.precision = ir::Precision::BF16;
+  o.batch = 2;
+  const engine::Generation one = engine::generate(decoder_at(), dgx, o, 8, 4);
+  const engine::Generation two = engine::generate(decoder_at(), dgx, o, 8, 4, {2, 1, ""});
+  CHECK(two.tensor_parallel == 2);
+  const auto topology = engine::parallel::topology_of(dgx, "", true);
+  const engine::parallel::TransformerShape shape = engine::parallel::describe_transformer(decoder_at()(8, 0));
+  REQUIRE(shape.layers == 3);
+  REQUIRE(shape.hidden == 128);
+  REQUIRE(shape.vocab == 1000);
+  using engine::parallel::Collective;
+  // Prefill: 2 x 8 tokens; 2 all-reduces a block and one for the embedding, of 16 x 128 x 2 B, and the
+  // logits gathered, 16 x 1000 x 2 B.
+  const double prefill_comm = 7 * engine::parallel::collective_seconds(Collective::AllReduce, 16 * 128 * 2, {2, 2}, topology) +
+                              engine::parallel::collective_seconds(Collective::AllGather, 16 * 1000 * 2, {2, 2}, topology);
+  CHECK_THAT(two.communication_prefill_s, WithinRel(prefill_comm, 1e-12));
+  // Each layer on one rank: half its time where tensor parallelism splits it, but never under its
+  // kernels' launches; the whole of it where every rank repeats it.
+  const engine::Report& r = two.prefill;
+  double rank = 0.0, repeated_params = 0.0;
+  for (const engine::LayerRow& row : r.layers) {
+    const bool repeats = engine::parallel::tensor_parallel_repeats(row, shape);
+    rank += repeats ? row.time_fwd.paleo_s : std::max(row.time_fwd.paleo_s / 2, row.fwd.kernels * r.device.launch_overhead_s);
+    if (repeats) repeated_params += row.params;
+  }
+  CHECK_THAT(two.prefill_s, WithinRel(rank + prefill_comm, 1e-12));
+  CHECK(two.prefill_s < one.prefill_s + prefill_comm);
+  // Memory: the split weights halve, the norms' do not; 2 KV heads split 2 ways.
+  const double split_params = r.totals.params - repeated_params;
+  CHECK(repeated_params == 7 * 128);   // 3 x 2 block norms and the final one (the embedding is split)
+  const double weights = (split_params / 2 + repeated_params) * 2;
+  CHECK_THAT(two.memory_per_device_bytes, WithinRel(weights + two.kv_cache_bytes / 2 + two.activation_bytes / 2, 1e-12));
+  CHECK(one.memory_per_device_bytes == one.memory_bytes);
+  // The decode bound is per rank.
+  CHECK_THAT(two.decode_bound_s, WithinRel(one.decode_bound_s / 2, 1e-12));
+  // Two pipeline stages: the same layers one after the other, and one send of 16 x 128 x 2 B between them.
+  const engine::Generation staged = engine::generate(decoder_at(), dgx, o, 8, 4, {1, 3, ""});
+  CHECK_THAT(staged.communication_prefill_s,
+             WithinRel(2 * engine::parallel::collective_seconds(Collective::PointToPoint, 16 * 128 * 2, {2, 2}, topology), 1e-12));
+  CHECK_THAT(staged.prefill_s, WithinRel(one.prefill_s + staged.communication_prefill_s, 1e-9));
+}
+
+TEST_CASE("a generation's devices must divide its heads, fit its blocks and exist in its system") {
+  const ir::Device dgx = lang::load_device(std::string(RIDGE_HW_DIR) + "/dgx-a100-80gb.hw");
+  const ir::Device card = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-80gb.hw");
+  const engine::Options o;
+  const auto refused = [&](const ir::Device& d, engine::GenerationParallel p, const std::string& why) {
+    INFO(why);
+    CHECK_THROWS_WITH(engine::generate(decoder_at(), d, o, 8, 4, p), Catch::Contains(why));
+  };
+  refused(dgx, {3, 1, ""}, "does not divide the 8 attention heads");
+  refused(dgx, {1, 4, ""}, "more stages than the 3 blocks");
+  refused(dgx, {8, 2, ""}, "more than system");
+  refused(card, {2, 1, ""}, "more than system 'NVIDIA A100-SXM4-80GB' has (1)");
 }

@@ -35,6 +35,8 @@ RUNS = [
      lambda: ridge.simulate("resnet50", "a100-sxm4-40gb", batch=64, devices=8, overlap=True, scaling="weak")),
     (["gpt2", "a100-sxm4-40gb", "--dtype", "fp16", "--prompt", "128", "--generate", "32"],
      lambda: ridge.simulate("gpt2", "a100-sxm4-40gb", dtype="fp16", prompt=128, generate=32)),
+    (["llama2_70b", "dgx-a100-80gb", "--dtype", "bf16", "--prompt", "128", "--generate", "16", "--tensor-parallel", "4"],
+     lambda: ridge.simulate("llama2_70b", "dgx-a100-80gb", dtype="bf16", prompt=128, generate=16, tensor_parallel=4)),
     (["gpt2_medium", "a100-sxm4-80gb", "--dtype", "bf16", "--batch", "64", "--tensor-parallel", "2",
       "--pipeline-parallel", "2", "--data-parallel", "2", "--micro-batch", "2", "--sequence-parallel", "--zero", "1"],
      lambda: ridge.simulate("gpt2_medium", "a100-sxm4-80gb", dtype="bf16", batch=64, tensor_parallel=2, pipeline_parallel=2,
