@@ -145,12 +145,8 @@ PYBIND11_MODULE(_ridge, m) {
       }, py::arg("path"), py::arg("overrides") = lang::Overrides{});
   m.def("parse_network", [](const std::string& text, const std::string& file, const lang::Overrides& overrides) {
         py::gil_scoped_release free;
-        auto at = [text, file, overrides](std::int64_t tokens, std::int64_t past) {
-          lang::Overrides o = overrides;
-          o["seq_len"] = std::to_string(tokens);
-          o["past"] = std::to_string(past);
-          return lang::parse_network(text, file, o);
-        };
+        auto at = simulate::network_at([text, file](const lang::Overrides& o) { return lang::parse_network(text, file, o); },
+                                       overrides);
         return Network{std::make_shared<const ir::Network>(lang::parse_network(text, file, overrides)), std::move(at), {}};
       }, py::arg("text"), py::arg("file") = "<text>", py::arg("overrides") = lang::Overrides{});
   m.def("parse_onnx", [](const py::bytes& bytes, const std::string& file, const std::map<std::string, std::int64_t>& dims,

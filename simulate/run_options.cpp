@@ -166,13 +166,17 @@ RunInputs load_run_network(const std::string& path, const lang::Overrides& overr
     return in;
   }
   in.network = std::make_shared<const ir::Network>(lang::load_network(path, overrides));
-  in.network_at = [path, overrides](std::int64_t tokens, std::int64_t past) {
+  in.network_at = network_at([path](const lang::Overrides& o) { return lang::load_network(path, o); }, overrides);
+  return in;
+}
+
+engine::NetworkAt network_at(std::function<ir::Network(const lang::Overrides&)> elaborate, lang::Overrides overrides) {
+  return [elaborate = std::move(elaborate), overrides = std::move(overrides)](std::int64_t tokens, std::int64_t past) {
     lang::Overrides o = overrides;
     o["seq_len"] = std::to_string(tokens);
     o["past"] = std::to_string(past);
-    return lang::load_network(path, o);
+    return elaborate(o);
   };
-  return in;
 }
 
 void check(const RunOptions& o) {

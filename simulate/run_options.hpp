@@ -15,6 +15,7 @@
 #include "lang/parse.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct RunInputs {
   std::vector<std::string> device_files;         // for messages; may be empty
   std::vector<engine::NetworkRef> correlate;     // further networks ranked against `network`
 };
+
+// A .net elaborated again with `seq_len` and `past` set over `overrides` (for --prompt/--generate):
+// `elaborate` parses it with the overrides it is given (from a file or from text).
+engine::NetworkAt network_at(std::function<ir::Network(const lang::Overrides&)> elaborate, lang::Overrides overrides);
 
 // A network file (.net, .onnx, or a zoo name) with its parameter overrides, as a run takes it.
 // `free_nodes` receives the .onnx nodes counted as free under `allow_unknown`.
