@@ -110,6 +110,13 @@ double weights_per_device(const Report& r, const Sharding& s) {
 
 }  // namespace
 
+double phase_seconds(const NetworkAt& network_at, const ir::Device& device, const Options& o,
+                     const GenerationParallel& parallel, std::int64_t seq_len, std::int64_t past) {
+  const ir::Network net = network_at(seq_len, past);
+  const Sharding sharded = sharding(net, device, parallel);
+  return place(simulate(net, device, o), sharded, static_cast<double>(o.batch) * static_cast<double>(seq_len)).seconds();
+}
+
 Generation generate(const NetworkAt& network_at, const ir::Device& device, const Options& o, std::int64_t prompt,
                     std::int64_t count, const GenerationParallel& parallel) {
   constexpr std::int64_t kMaxTokens = std::int64_t{1} << 20;
@@ -162,6 +169,9 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   const double kv_here = g.kv_cache_bytes / (kv_ways * P);
   const double activations_here = g.activation_bytes / T;
   g.memory_per_device_bytes = weights_here + kv_here + activations_here;
+  g.weights_per_device_bytes = weights_here;
+  g.kv_bytes_per_token_per_device = g.kv_cache_bytes_per_token / (kv_ways * P);
+  g.activations_per_device_bytes = activations_here;
   // What no decode step can beat: the first step's roofline, the bytes it reads (the weights it
   // touches, which for a mixture of experts are the routed experts' only, and the KV cache) at the
   // datasheet's bandwidth. Counting every weight (issue #41) put Mixtral's prediction at 0.48 x "its

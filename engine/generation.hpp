@@ -55,6 +55,10 @@ struct Generation {
   double communication_prefill_s = 0.0;   // the prefill's collectives and sends (in prefill_s)
   double communication_decode_s = 0.0;    // one decode step's (in each decode step)
   double memory_per_device_bytes = 0.0;   // what one device holds; fits and max_batch are judged on it
+  // Its parts (not in the output schema; the serving simulator sizes its KV cache from them).
+  double weights_per_device_bytes = 0.0;
+  double kv_bytes_per_token_per_device = 0.0;   // one sequence's token
+  double activations_per_device_bytes = 0.0;
   double prefill_s = 0.0;                 // time to first token
   double decode_first_s = 0.0;            // the first decode step (P cached tokens)
   double decode_last_s = 0.0;             // the last (P+G-2 cached tokens)
@@ -81,6 +85,11 @@ using NetworkAt = std::function<ir::Network(std::int64_t seq_len, std::int64_t p
 // attention layer (nothing to cache).
 Generation generate(const NetworkAt& network_at, const ir::Device& device, const Options& options,
                     std::int64_t prompt, std::int64_t generate, const GenerationParallel& parallel = {});
+
+// One forward of `seq_len` new tokens per sequence with `past` cached, for `options.batch` sequences,
+// on `parallel`'s devices: the phase time generate() takes its prefill and decode steps from.
+double phase_seconds(const NetworkAt& network_at, const ir::Device& device, const Options& options,
+                     const GenerationParallel& parallel, std::int64_t seq_len, std::int64_t past);
 
 // Bytes of K and V one token adds to the cache of `network`, over all its attention layers.
 double kv_cache_bytes_per_token(const ir::Network& network, ir::Precision precision);

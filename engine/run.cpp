@@ -84,6 +84,13 @@ Results run(const Plan& p) {
     return out;
   }
 
+  if (p.serving) {
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+      for (const ir::Precision precision : p.precisions)
+        out.serving.push_back(on_device(p, i, [&] { return serving::serve(p.network_at, p.devices[i], options_at(precision, 1), *p.serving); }));
+    return out;
+  }
+
   if (p.prompt > 0) {
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const ir::Precision precision : p.precisions)

@@ -10,6 +10,7 @@
 #include "engine/comparison.hpp"
 #include "engine/explain.hpp"
 #include "engine/generation.hpp"
+#include "engine/serving/deployment.hpp"
 #include "engine/measured.hpp"
 #include "engine/parallel/plan.hpp"
 #include "engine/parallel/schedule.hpp"
@@ -79,6 +80,9 @@ struct Plan {
   std::int64_t prompt = 0, generate = 0;
   NetworkAt network_at;
   GenerationParallel generation_parallel;   // the devices a generation runs on (one by default)
+  // A deployment under a request load (simulate --serve): served on every device and precision, with
+  // network_at's phases (one row each in the `serving` table).
+  std::optional<serving::Deployment> serving;
   // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
   std::string explain;
   std::optional<ParallelRun> parallel;
@@ -92,6 +96,7 @@ struct Results {
   std::vector<Report> reports;               // the network's: devices x precisions x batches, in that order
   std::vector<Report> correlated;            // the further networks' at the same points
   std::vector<Generation> generations;       // devices x precisions x batches (prompt > 0)
+  std::vector<serving::DeploymentRun> serving;   // devices x precisions (Plan::serving)
   std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
   std::optional<RankCorrelation> correlation;
   std::vector<Note> notes;                   // about the run as a whole

@@ -35,6 +35,20 @@ void add_options(CLI::App& app, CommandLine& c) {
   app.add_option("--prompt", r.prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--generate", r.generate, "decoder inference: tokens generated one at a time against the KV cache")
       ->check(CLI::Range(1, 1 << 20));
+  // Serving: a deployment under a request load.
+  app.add_flag("--serve", r.serve, "serve a request load with vLLM's scheduler (continuous batching, paged KV cache) on "
+                                   "--tensor-parallel x --pipeline-parallel devices; the `serving` table");
+  app.add_option("--rate", r.rate, "--serve: requests per second, Poisson arrivals (default 1)")->check(CLI::PositiveNumber);
+  app.add_option("--duration", r.duration, "--serve: seconds of arrivals (default 60)")->check(CLI::PositiveNumber);
+  app.add_option("--prompt-tokens", r.prompt_tokens, "--serve: prompt tokens per request, N or LOW..HIGH (uniform; default 512)");
+  app.add_option("--output-tokens", r.output_tokens, "--serve: output tokens per request, N or LOW..HIGH (default 128)");
+  app.add_option("--seed", r.seed, "--serve: the load's random seed (default 1): a run repeats exactly");
+  app.add_option("--slo-ttft", r.slo_ttft, "--serve: time-to-first-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
+  app.add_option("--slo-tpot", r.slo_tpot, "--serve: time-per-output-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-num-seqs", r.max_num_seqs, "--serve: sequences running at once at most (vLLM's default 256)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--max-batched-tokens", r.max_batched_tokens, "--serve: prompt tokens one prefill iteration takes (default 2048)")
+      ->check(CLI::Range(1, 1 << 24));
   app.add_option("--dim", c.dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
   app.add_flag("--allow-unknown", c.allow_unknown, ".onnx: count nodes of ops Ridge cannot model as free (listed on stderr)");
   app.add_option("--emit-net", c.emit_net, "also write the network as .net text to FILE (an imported .onnx, for one)");

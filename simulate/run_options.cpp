@@ -82,6 +82,35 @@ engine::ParallelRun parallel_run(const RunOptions& o, const ir::Device& device) 
   return run;
 }
 
+// "N" or "LOW..HIGH" token counts (--prompt-tokens, --output-tokens).
+engine::serving::Lengths token_lengths(const std::string& text, const std::string& option) {
+  const auto number = [&](std::string_view part) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc{} || end != part.data() + part.size() || v < 1 || v > (std::int64_t{1} << 20))
+      throw std::invalid_argument(option + ": '" + text + "' is not a token count N or a range LOW..HIGH (1 to 1048576)");
+    return v;
+  };
+  const std::size_t dots = text.find("..");
+  if (dots == std::string::npos) {
+    const std::int64_t n = number(text);
+    return {n, n};
+  }
+  const engine::serving::Lengths l{number(std::string_view(text).substr(0, dots)), number(std::string_view(text).substr(dots + 2))};
+  if (l.high < l.low) throw std::invalid_argument(option + ": '" + text + "' has its low end above its high end");
+  return l;
+}
+
+// The devices a generation or a deployment runs on: T x P only.
+engine::GenerationParallel inference_parallel(const RunOptions& o, const std::string& what) {
+  if (o.search || o.data_parallel > 0 || o.micro_batch != 1 || o.global_batch > 0 || o.interleave != 1 || o.sequence_parallel ||
+      o.zero != 0)
+    throw std::invalid_argument(what + " run on --tensor-parallel and --pipeline-parallel devices; --data-parallel, "
+                                "--search, --micro-batch, --global-batch, --interleave, --sequence-parallel and --zero are "
+                                "for training");
+  return {std::max(1, o.tensor_parallel), std::max(1, o.pipeline_parallel), o.link};
+}
+
 }  // namespace
 
 ir::Precision precision_named(const std::string& name) {
@@ -231,17 +260,31 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
   plan.device_files = std::move(in.device_files);
   plan.layers = o.layers;
 
+  if (o.serve) {
+    if (!plan.network_at && !in.network_at)
+      throw std::invalid_argument("--serve needs a decoder .net with a `past` parameter (a KV cache); an .onnx graph has none");
+    if (o.prompt > 0 || !in.correlate.empty() || !o.explain.empty() || o.depth > 0 || o.top > 0 || o.measured)
+      throw std::invalid_argument("--serve takes its load from --rate, --prompt-tokens and --output-tokens: not --prompt/--generate, "
+                                  "--explain, --depth, --top, --measured or further networks");
+    engine::serving::Deployment d;
+    d.load.rate = o.rate;
+    d.load.duration_s = o.duration;
+    d.load.prompt = token_lengths(o.prompt_tokens, "--prompt-tokens");
+    d.load.output = token_lengths(o.output_tokens, "--output-tokens");
+    d.load.seed = o.seed;
+    d.slo = {o.slo_ttft, o.slo_tpot};
+    d.scheduler.max_num_seqs = o.max_num_seqs;
+    d.scheduler.max_batched_tokens = o.max_batched_tokens;
+    d.parallel = inference_parallel(o, "--serve deployments");
+    plan.serving = d;
+    plan.network_at = std::move(in.network_at);
+    return plan;
+  }
   if (o.prompt > 0 && o.parallel()) {
-    // Generation on several devices: tensor and pipeline parallelism (engine/generation.hpp). Replicas,
-    // the training strategies' micro-batches, ZeRO and the search are not generation's.
-    if (o.search || o.data_parallel > 0 || o.micro_batch != 1 || o.global_batch > 0 || o.interleave != 1 ||
-        o.sequence_parallel || o.zero != 0)
-      throw std::invalid_argument("--prompt/--generate run on --tensor-parallel and --pipeline-parallel devices; --data-parallel, "
-                                  "--search, --micro-batch, --global-batch, --interleave, --sequence-parallel and --zero are "
-                                  "for training");
+    // Generation on several devices: tensor and pipeline parallelism (engine/generation.hpp).
     if (plan.devices.size() != 1)
       throw std::invalid_argument("--prompt/--generate with --tensor-parallel or --pipeline-parallel take one device file");
-    plan.generation_parallel = engine::GenerationParallel{std::max(1, o.tensor_parallel), std::max(1, o.pipeline_parallel), o.link};
+    plan.generation_parallel = inference_parallel(o, "--prompt/--generate");
   } else if (o.parallel()) {
     if (plan.devices.size() != 1 || plan.precisions.size() != 1 || plan.batches.size() != 1 || !in.correlate.empty() ||
         o.prompt > 0)

@@ -59,6 +59,17 @@ struct RunOptions {
   bool search = false;                           // --search
   std::int64_t max_micro_batch = 64;             // --max-micro-batch
 
+  // Serving (--serve): one deployment (T x P devices) under a request load (engine/serving/).
+  bool serve = false;                            // --serve
+  double rate = 1.0;                             // --rate: requests per second (Poisson)
+  double duration = 60.0;                        // --duration: seconds of arrivals
+  std::string prompt_tokens = "512";             // --prompt-tokens N or LOW..HIGH (uniform)
+  std::string output_tokens = "128";             // --output-tokens N or LOW..HIGH
+  std::uint64_t seed = 1;                        // --seed
+  double slo_ttft = 0.0, slo_tpot = 0.0;         // --slo-ttft, --slo-tpot: seconds (0: none)
+  std::int64_t max_num_seqs = 256;               // --max-num-seqs (vLLM's default)
+  std::int64_t max_batched_tokens = 2048;        // --max-batched-tokens (vLLM's default)
+
   bool parallel() const { return search || tensor_parallel > 0 || pipeline_parallel > 0 || data_parallel > 0; }
 };
 

@@ -51,7 +51,8 @@ std::string csv(const Table& t) {
 Output csv_format(const Results& results, const FormatOptions&) {
   if (results.parallel) return {csv(*results.parallel), {}};
   const bool one_report = results.reports.size() == 1;
-  const char* main = !results.generations.empty() ? "generation"
+  const char* main = !results.serving.empty()       ? "serving"
+                     : !results.generations.empty() ? "generation"
                      : !results.breakdown.empty() ? "breakdown"
                      : one_report                 ? "layers"
                                                   : "runs";

@@ -67,6 +67,7 @@ const Report& report_of(const MeasuredAt& x) { return *x.report; }
 const Report& report_of(const LayerAt& x) { return *x.report; }
 const Report& report_of(const PointAt& x) { return *x.first; }
 const Report& report_of(const Generation& g) { return g.prefill; }
+const Report& report_of(const serving::DeploymentRun& d) { return d.unloaded.prefill; }
 
 // The columns that say which simulation a row belongs to, first in every row.
 template <class Row>
@@ -237,6 +238,48 @@ const auto kGenerationColumns = std::array{
     Column<Generation>{"decode_bound_s", [](const Generation& g) { return Cell{g.decode_bound_s}; }},
 };
 
+using serving::DeploymentRun;
+const auto kServingColumns = std::array{
+    Column<DeploymentRun>{"tensor_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.tensor); }},
+    Column<DeploymentRun>{"pipeline_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.pipeline); }},
+    Column<DeploymentRun>{"rate", [](const DeploymentRun& d) { return Cell{d.deployment.load.rate}; }},
+    Column<DeploymentRun>{"duration_s", [](const DeploymentRun& d) { return Cell{d.deployment.load.duration_s}; }},
+    Column<DeploymentRun>{"prompt_tokens_low", [](const DeploymentRun& d) { return count(d.deployment.load.prompt.low); }},
+    Column<DeploymentRun>{"prompt_tokens_high", [](const DeploymentRun& d) { return count(d.deployment.load.prompt.high); }},
+    Column<DeploymentRun>{"output_tokens_low", [](const DeploymentRun& d) { return count(d.deployment.load.output.low); }},
+    Column<DeploymentRun>{"output_tokens_high", [](const DeploymentRun& d) { return count(d.deployment.load.output.high); }},
+    Column<DeploymentRun>{"seed", [](const DeploymentRun& d) { return count(static_cast<std::int64_t>(d.deployment.load.seed)); }},
+    Column<DeploymentRun>{"max_num_seqs", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_num_seqs); }},
+    Column<DeploymentRun>{"max_batched_tokens", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_batched_tokens); }},
+    Column<DeploymentRun>{"kv_capacity_tokens", [](const DeploymentRun& d) { return count(d.served.kv_capacity_tokens); }},
+    Column<DeploymentRun>{"requests", [](const DeploymentRun& d) { return count(d.served.requests); }},
+    Column<DeploymentRun>{"iterations", [](const DeploymentRun& d) { return count(d.served.iterations); }},
+    Column<DeploymentRun>{"preemptions", [](const DeploymentRun& d) { return count(d.served.preemptions); }},
+    Column<DeploymentRun>{"makespan_s", [](const DeploymentRun& d) { return Cell{d.served.makespan_s}; }},
+    Column<DeploymentRun>{"request_throughput", [](const DeploymentRun& d) { return Cell{d.served.request_throughput}; }},
+    Column<DeploymentRun>{"output_tokens_per_s", [](const DeploymentRun& d) { return Cell{d.served.output_tokens_per_s}; }},
+    Column<DeploymentRun>{"ttft_mean_s", [](const DeploymentRun& d) { return Cell{d.served.ttft.mean}; }},
+    Column<DeploymentRun>{"ttft_p50_s", [](const DeploymentRun& d) { return Cell{d.served.ttft.p50}; }},
+    Column<DeploymentRun>{"ttft_p90_s", [](const DeploymentRun& d) { return Cell{d.served.ttft.p90}; }},
+    Column<DeploymentRun>{"ttft_p99_s", [](const DeploymentRun& d) { return Cell{d.served.ttft.p99}; }},
+    Column<DeploymentRun>{"tpot_mean_s", [](const DeploymentRun& d) { return Cell{d.served.tpot.mean}; }},
+    Column<DeploymentRun>{"tpot_p50_s", [](const DeploymentRun& d) { return Cell{d.served.tpot.p50}; }},
+    Column<DeploymentRun>{"tpot_p90_s", [](const DeploymentRun& d) { return Cell{d.served.tpot.p90}; }},
+    Column<DeploymentRun>{"tpot_p99_s", [](const DeploymentRun& d) { return Cell{d.served.tpot.p99}; }},
+    Column<DeploymentRun>{"latency_mean_s", [](const DeploymentRun& d) { return Cell{d.served.latency.mean}; }},
+    Column<DeploymentRun>{"latency_p50_s", [](const DeploymentRun& d) { return Cell{d.served.latency.p50}; }},
+    Column<DeploymentRun>{"latency_p90_s", [](const DeploymentRun& d) { return Cell{d.served.latency.p90}; }},
+    Column<DeploymentRun>{"latency_p99_s", [](const DeploymentRun& d) { return Cell{d.served.latency.p99}; }},
+    Column<DeploymentRun>{"slo_ttft_s", [](const DeploymentRun& d) { return d.deployment.slo.ttft_s > 0 ? Cell{d.deployment.slo.ttft_s} : Cell{}; }},
+    Column<DeploymentRun>{"slo_tpot_s", [](const DeploymentRun& d) { return d.deployment.slo.tpot_s > 0 ? Cell{d.deployment.slo.tpot_s} : Cell{}; }},
+    Column<DeploymentRun>{"slo_attainment", [](const DeploymentRun& d) { return Cell{d.served.slo_attainment}; }},
+    Column<DeploymentRun>{"goodput", [](const DeploymentRun& d) { return Cell{d.served.goodput}; }},
+    Column<DeploymentRun>{"kv_peak", [](const DeploymentRun& d) { return Cell{d.served.kv_peak}; }},
+    Column<DeploymentRun>{"kv_mean", [](const DeploymentRun& d) { return Cell{d.served.kv_mean}; }},
+    Column<DeploymentRun>{"unloaded_ttft_s", [](const DeploymentRun& d) { return Cell{d.unloaded.prefill_s}; }},
+    Column<DeploymentRun>{"unloaded_tpot_s", [](const DeploymentRun& d) { return Cell{d.unloaded.decode_per_token_s}; }},
+};
+
 const auto kBreakdownColumns = std::array{
     Column<BreakdownAt>{"name", [](const BreakdownAt& x) { return name(x.row->name); }},
     Column<BreakdownAt>{"op", [](const BreakdownAt& x) { return x.row->op.empty() ? Cell{} : name(x.row->op); }},
@@ -318,6 +361,12 @@ Table generation_table(const std::vector<Generation>& generations) {
   return t;
 }
 
+Table serving_table(const std::vector<serving::DeploymentRun>& runs) {
+  Table t{.name = "serving"};
+  fill(t, which_columns<serving::DeploymentRun>(), kServingColumns, runs);
+  return t;
+}
+
 Table correlation_table(const RankCorrelation& c) {
   Table t{.name = "correlation"};
   t.columns.emplace_back("variable");
@@ -354,6 +403,8 @@ Table notes_table(const Results& results) {
     for (const Note& n : r.notes) rows.push_back({&r, "report", &n});
   for (const Generation& g : results.generations)
     for (const Note& n : g.prefill.notes) rows.push_back({&g.prefill, "generation", &n});
+  for (const serving::DeploymentRun& d : results.serving)
+    for (const Note& n : d.unloaded.prefill.notes) rows.push_back({&d.unloaded.prefill, "serving", &n});
   for (const ScalingReport& s : results.scalings)
     for (const Note& n : s.notes) rows.push_back({&s.points.front().per_device, "scaling", &n});
   Table t{.name = "notes"};
@@ -370,6 +421,7 @@ Table table(const Results& results, std::string_view name) {
   if (name == "layers") return layers_table(results.reports);
   if (name == "scaling") return scaling_table(results.scalings);
   if (name == "generation") return generation_table(results.generations);
+  if (name == "serving") return serving_table(results.serving);
   if (name == "correlation") return results.correlation ? correlation_table(*results.correlation) : Table{.name = "correlation"};
   if (name == "breakdown") return breakdown_table(results);
   if (name == "measured") return measured_table(results);

@@ -39,6 +39,8 @@ Table layers_table(const std::vector<Report>& reports);
 Table scaling_table(const std::vector<ScalingReport>& scalings);
 // One row per decoder-inference run (--prompt/--generate).
 Table generation_table(const std::vector<Generation>& generations);
+// One row per deployment under a request load (--serve).
+Table serving_table(const std::vector<serving::DeploymentRun>& runs);
 // Spearman's rho between the variables, one row per variable (the matrix, with `variable` first).
 Table correlation_table(const RankCorrelation& correlation);
 // One report's layers summed per block or ranked by time (simulate --depth, --top): share and
@@ -49,11 +51,11 @@ Table measured_table(const Results& results);
 // Every sentence a reader needs, one per row, with the simulation it belongs to (empty for the run's).
 Table notes_table(const Results& results);
 
-// The tables of a run, in document order: runs, layers, scaling, generation, correlation, breakdown,
+// The tables of a run, in document order: runs, layers, scaling, generation, serving, correlation, breakdown,
 // measured, notes. runs and layers hold the main network's reports; correlated networks' reports join runs.
 std::vector<Table> tables(const Results& results);
-inline constexpr std::string_view kTableNames[] = {"runs",      "layers",   "scaling", "generation", "correlation",
-                                                   "breakdown", "measured", "notes"};
+inline constexpr std::string_view kTableNames[] = {"runs",        "layers",    "scaling",  "generation", "serving",
+                                                   "correlation", "breakdown", "measured", "notes"};
 // One of them, built alone. Throws std::invalid_argument for a name not in kTableNames.
 Table table(const Results& results, std::string_view name);
 

@@ -317,6 +317,31 @@ TEST_CASE("simulate --prompt --generate --tensor-parallel puts a 70B decoder on 
   CHECK_THAT(replicas.err, Catch::Contains("--data-parallel, --search"));
 }
 
+TEST_CASE("simulate --serve reports a deployment under a load, the same with the same seed") {
+  const std::string args = "llama2_7b h100-sxm5 --dtype bf16 --serve --rate 2 --duration 20 --prompt-tokens 100..300 "
+                           "--output-tokens 20..60 --slo-ttft 0.5 --slo-tpot 0.05 --format json";
+  const Run r = simulate(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto row = ridge::testing::parse_json(r.out)["serving"].array.at(0);
+  CHECK(row["requests"].number > 10);
+  CHECK(row["prompt_tokens_low"].number == 100);
+  CHECK(row["output_tokens_high"].number == 60);
+  CHECK(row["slo_ttft_s"].number == 0.5);
+  CHECK(row["ttft_p50_s"].number <= row["ttft_p99_s"].number);
+  CHECK(row["tpot_mean_s"].number > 0);
+  CHECK(simulate(args).out == r.out);                 // seeded: the same run again
+  CHECK(simulate(args + " --seed 2").out != r.out);
+  const Run both = simulate("llama2_7b h100-sxm5 --serve --prompt 8 --generate 8");
+  CHECK(both.status == 1);
+  CHECK_THAT(both.err, Catch::Contains("--serve takes its load from"));
+  const Run backwards = simulate("llama2_7b h100-sxm5 --serve --prompt-tokens 300..100");
+  CHECK(backwards.status == 1);
+  CHECK_THAT(backwards.err, Catch::Contains("--prompt-tokens: '300..100' has its low end above its high end"));
+  const Run cnn = simulate("resnet18 h100-sxm5 --serve");
+  CHECK(cnn.status == 1);
+}
+
 TEST_CASE("simulate's training set-up flags reach the report") {
   const Run r = simulate("gpt2 a100-sxm4-40gb --dtype bf16 --optimizer adamw --recompute selective --batch 4 --format json");
   INFO(r.err);

@@ -11,9 +11,9 @@ import pytest
 
 SIMULATE = os.environ.get("RIDGE_SIMULATE", "build/simulate")
 IDENTITY = ["network", "device", "device_id", "batch", "dtype"]
-MEMBERS = ["schema", "runs", "layers", "scaling", "generation", "correlation", "breakdown", "measured", "notes",
+MEMBERS = ["schema", "runs", "layers", "scaling", "generation", "serving", "correlation", "breakdown", "measured", "notes",
            "parallel", "files"]
-ROWS_WITH_IDENTITY = ["runs", "layers", "scaling", "generation", "breakdown", "measured"]
+ROWS_WITH_IDENTITY = ["runs", "layers", "scaling", "generation", "serving", "breakdown", "measured"]
 
 
 def simulate(*args, cwd=None):
@@ -131,12 +131,13 @@ def test_the_manual_lists_the_columns_the_outputs_have(tmp_path):
             listed[name] = line.split("): ", 1)[1].split(", ")
     runs = document("resnet18", "vgg11", "dgx-a100-80gb", "--batch", "64")
     generation = document("llama2_7b", "h100-sxm5", "--dtype", "fp16", "--prompt", "16", "--generate", "4")
+    served = document("llama2_7b", "h100-sxm5", "--serve", "--duration", "5")
     top = document("resnet18", "t4", "--top", "3")
     measured = tmp_path / "m.csv"
     measured.write_text("layer,pass,seconds\nconv1,forward,0.0001\n")
     paired = document("resnet18", "t4", "--measured", str(measured))
     for member, doc in [("runs", runs), ("layers", runs), ("scaling", runs), ("notes", runs),
-                        ("generation", generation), ("breakdown", top), ("measured", paired)]:
+                        ("generation", generation), ("serving", served), ("breakdown", top), ("measured", paired)]:
         assert listed[member] == list(doc[member][0]), member
     assert listed["correlation"][0] == "variable" and list(runs["correlation"][0])[0] == "variable"
 

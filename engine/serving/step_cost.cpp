@@ -1,0 +1,44 @@
+#include "engine/serving/step_cost.hpp"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <utility>
+
+namespace ridge::engine::serving {
+
+StepCost engine_step_cost(const NetworkAt& network_at, const ir::Device& device, const Options& options,
+                          const GenerationParallel& parallel, std::int64_t largest_prefill_tokens, double memory_fraction) {
+  if (!device.memory_size || !(device.memory_size->value > 0))
+    throw SimulationError("device '" + device.name + "' gives no memory size: the KV cache cannot be sized");
+  if (!(memory_fraction > 0.0 && memory_fraction <= 1.0)) throw SimulationError("the memory fraction must be in (0, 1]");
+  Options one = options;
+  one.batch = 1;
+  const Generation g = generate(network_at, device, one, std::max<std::int64_t>(1, largest_prefill_tokens), 1, parallel);
+  const double free = memory_fraction * device.memory_size->value - g.weights_per_device_bytes - g.activations_per_device_bytes;
+  if (!(free > 0.0))
+    throw SimulationError("the weights (" + std::to_string(g.weights_per_device_bytes / (1 << 30)) + " GiB a device) leave no "
+                          "memory for the KV cache");
+
+  StepCost cost;
+  cost.kv_capacity_tokens = static_cast<std::int64_t>(std::floor(free / g.kv_bytes_per_token_per_device));
+  using Key = std::pair<std::int64_t, std::int64_t>;
+  const auto times = std::make_shared<std::map<Key, double>>();
+  const auto phase = [=](std::int64_t sequences, std::int64_t seq_len, std::int64_t past) {
+    const Key key{sequences, seq_len * (std::int64_t{1} << 40) + past};
+    if (const auto it = times->find(key); it != times->end()) return it->second;
+    Options o = options;
+    o.batch = sequences;
+    return (*times)[key] = phase_seconds(network_at, device, o, parallel, seq_len, past);
+  };
+  cost.prefill = [=](std::int64_t sequences, std::int64_t tokens) { return phase(sequences, (tokens + 15) / 16 * 16, 0); };
+  cost.decode = [=](std::int64_t sequences, double context) {
+    std::int64_t low = 16;
+    while (static_cast<double>(2 * low) <= context) low *= 2;
+    const double a = phase(sequences, 1, low), b = phase(sequences, 1, 2 * low);
+    return a + (b - a) * (context - static_cast<double>(low)) / static_cast<double>(low);
+  };
+  return cost;
+}
+
+}  // namespace ridge::engine::serving
