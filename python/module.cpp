@@ -204,7 +204,17 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("zero", &RunOptions::zero)
       .def_readwrite("search", &RunOptions::search)
       .def_readwrite("top", &RunOptions::top)
-      .def_readwrite("max_micro_batch", &RunOptions::max_micro_batch);
+      .def_readwrite("max_micro_batch", &RunOptions::max_micro_batch)
+      .def_readwrite("serve", &RunOptions::serve)
+      .def_readwrite("rate", &RunOptions::rate)
+      .def_readwrite("duration", &RunOptions::duration)
+      .def_readwrite("prompt_tokens", &RunOptions::prompt_tokens)
+      .def_readwrite("output_tokens", &RunOptions::output_tokens)
+      .def_readwrite("seed", &RunOptions::seed)
+      .def_readwrite("slo_ttft", &RunOptions::slo_ttft)
+      .def_readwrite("slo_tpot", &RunOptions::slo_tpot)
+      .def_readwrite("max_num_seqs", &RunOptions::max_num_seqs)
+      .def_readwrite("max_batched_tokens", &RunOptions::max_batched_tokens);
   // The engine runs without the GIL: other Python threads go on meanwhile.
   m.def("run", &run, py::arg("network"), py::arg("devices"), py::arg("correlate"), py::arg("args"),
         py::call_guard<py::gil_scoped_release>());

@@ -204,6 +204,12 @@ class Result:
         return self._table("generation")
 
     @property
+    def serving(self):
+        """A deployment under a request load (ridge.serve): latency percentiles, throughput, goodput,
+        KV cache occupancy, one row per device and dtype."""
+        return self._table("serving")
+
+    @property
     def parallel(self):
         """A parallel strategy's or a search's plan (tensor_parallel=, ..., or ridge.search), as the
         "parallel" member of `simulate --format json`: a dict, or None for other runs."""
@@ -396,6 +402,47 @@ def search(network, device, batch=1, dtype="fp32", *, devices=None, top=10, max_
                        parallel={"search": (True, None), "top": (top, 1000000),
                                  "max_micro_batch": (max_micro_batch, 1 << 24)})
     return Result(_ridge.run(net, [_load_device(device)], [], options))
+
+
+def _token_lengths(keyword, value):
+    """N, or (low, high) for lengths uniform over a range, as the program's N or LOW..HIGH."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        low, high = (_whole_numbers(keyword, v, 1 << 20)[0] for v in value)
+        return f"{low}..{high}"
+    return str(_whole_numbers(keyword, value, 1 << 20)[0])
+
+
+def _positive(keyword, value, what, optional=False):
+    if value is None and optional:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise RidgeError(f"{keyword}: {value!r} is not {what} above 0")
+    return float(value)
+
+
+def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
+          slo_ttft=None, slo_tpot=None, max_num_seqs=256, max_batched_tokens=2048, tensor_parallel=None,
+          pipeline_parallel=None, link="", kernel_model="micro", **parameters):
+    """A decoder deployment (on tensor_parallel x pipeline_parallel devices) under a request load, as
+    `simulate NET HW --serve` runs it: Poisson arrivals at rate requests/s for duration seconds (seeded),
+    prompt_tokens and output_tokens an int or a (low, high) range, vLLM's continuous batching with a
+    paged KV cache. The result's .serving row holds TTFT, TPOT and latency percentiles, throughput,
+    goodput within slo_ttft/slo_tpot (seconds) and KV cache occupancy."""
+    net = _load_network(network, **parameters)
+    parallel = {"tensor_parallel": (tensor_parallel, 1 << 16), "pipeline_parallel": (pipeline_parallel, 1 << 16)}
+    o = _options(1, dtype, "sgd", "none", None, None, None, link, "strong", False, None, True, kernel_model,
+                 parallel=parallel)
+    o.serve = True
+    o.rate = _positive("rate", rate, "a number of requests per second")
+    o.duration = _positive("duration", duration, "a number of seconds")
+    o.prompt_tokens = _token_lengths("prompt_tokens", prompt_tokens)
+    o.output_tokens = _token_lengths("output_tokens", output_tokens)
+    o.seed = _whole_numbers("seed", seed, 2**62)[0] if seed != 0 else 0
+    o.slo_ttft = _positive("slo_ttft", slo_ttft, "a number of seconds", optional=True)
+    o.slo_tpot = _positive("slo_tpot", slo_tpot, "a number of seconds", optional=True)
+    o.max_num_seqs = _whole_numbers("max_num_seqs", max_num_seqs, 1 << 20)[0]
+    o.max_batched_tokens = _whole_numbers("max_batched_tokens", max_batched_tokens, 1 << 24)[0]
+    return Result(_ridge.run(net, [_load_device(device)], [], o))
 
 
 def sweep(network, devices, batches=(1,), dtypes=("fp32",), layers=False, **options):
