@@ -41,12 +41,12 @@ std::string table(const serving::DeploymentRun& run) {
                        std::to_string(d.scheduler.block_size));
   row("time to first", spread(s.ttft) + " (alone: " + si(run.unloaded.prefill_s, "s") + ")");
   row("time per token", spread(s.tpot) + " (alone: " + si(run.unloaded.decode_per_token_s, "s") + ")");
-  row("latency", spread(s.latency));
-  row("throughput", fixed(s.request_throughput, 2) + " requests/s, " + si(s.output_tokens_per_s, "tokens/s") + " generated, over " +
+  row("end to end", spread(s.e2e) + "; " + fixed(s.mean_in_system, 1) + " requests in the system on average");
+  row("throughput", fixed(s.requests_per_s, 2) + " requests/s, " + si(s.output_tokens_per_s, "tokens/s") + " generated, over " +
                         si(s.makespan_s, "s") + " (" + std::to_string(s.iterations) + " iterations, " +
                         std::to_string(s.prefill_iterations) + " of them prefills)");
   if (d.slo.ttft_s > 0 || d.slo.tpot_s > 0)
-    row("goodput", fixed(s.goodput, 2) + " requests/s within TTFT " + (d.slo.ttft_s > 0 ? si(d.slo.ttft_s, "s") : std::string("-")) +
+    row("goodput", fixed(s.goodput_requests_per_s, 2) + " requests/s within TTFT " + (d.slo.ttft_s > 0 ? si(d.slo.ttft_s, "s") : std::string("-")) +
                        " and TPOT " + (d.slo.tpot_s > 0 ? si(d.slo.tpot_s, "s") : std::string("-")) + ": " +
                        fixed(100 * s.slo_attainment, 1) + " % of requests");
   row("KV cache", "peak " + fixed(100 * s.kv_peak, 1) + " %, mean " + fixed(100 * s.kv_mean, 1) + " %; " +

@@ -7,6 +7,7 @@
 #include <deque>
 #include <random>
 #include <string>
+#include <utility>
 
 namespace ridge::engine::serving {
 namespace {
@@ -176,11 +177,25 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
   }
   out.ttft = percentiles(ttft);
   out.tpot = percentiles(tpot);
-  out.latency = percentiles(latency);
-  out.request_throughput = static_cast<double>(n) / out.makespan_s;
+  out.e2e = percentiles(latency);
+  out.completed = static_cast<std::int64_t>(completed);
+  out.requests_per_s = static_cast<double>(n) / out.makespan_s;
   out.output_tokens_per_s = static_cast<double>(output_tokens) / out.makespan_s;
   out.slo_attainment = static_cast<double>(within) / static_cast<double>(n);
-  out.goodput = static_cast<double>(within) / out.makespan_s;
+  out.goodput_requests_per_s = static_cast<double>(within) / out.makespan_s;
+  // The number in the system, integrated over time from its steps: +1 at each arrival, -1 at each
+  // last token (an arrival first where the two coincide).
+  std::vector<std::pair<double, int>> steps;
+  for (std::size_t i = 0; i < n; ++i) steps.push_back({requests[i].arrival_s, 1}), steps.push_back({finish[i], -1});
+  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
+  double area = 0.0, at = start;
+  int in_system = 0;
+  for (const auto& [time, change] : steps) {
+    area += in_system * (time - at);
+    at = time;
+    in_system += change;
+  }
+  out.mean_in_system = area / out.makespan_s;
   out.kv_mean = kv_area / out.makespan_s;
   return out;
 }

@@ -19,10 +19,11 @@
 //
 // Metrics per request: time to first token (TTFT) = its first token's time - arrival; time per output
 // token (TPOT) = (last token - first token) / (output - 1); end-to-end latency = last token - arrival.
-// Over the requests: mean, p50, p90, p99 (nearest rank); throughput = output tokens / the time from the
-// first arrival to the last token; SLO attainment = the share of requests with TTFT and TPOT within
-// the SLOs given, goodput = those requests / that time; KV cache occupancy = used blocks over the
-// capacity, its peak and its mean over time.
+// Over the requests: mean, p50, p90, p99 (nearest rank); throughput = output tokens / the makespan (the
+// first arrival to the last token); SLO attainment = the share of requests with TTFT and TPOT within
+// the SLOs given, goodput = those requests / the makespan; the mean number in the system, integrated
+// over the makespan from arrivals and last tokens (Little's law: requests/s x mean e2e latency); KV
+// cache occupancy = used blocks over the capacity, its peak and its mean over time.
 #pragma once
 
 #include <cstdint>
@@ -80,14 +81,16 @@ struct Percentiles {
 
 struct Served {
   std::int64_t requests = 0;
+  std::int64_t completed = 0;             // every request runs to its last token (the run drains)
   std::int64_t iterations = 0, prefill_iterations = 0;
   std::int64_t preemptions = 0;
   double makespan_s = 0.0;                // first arrival to last token
-  double request_throughput = 0.0;        // requests/s over the makespan
+  double requests_per_s = 0.0;            // over the makespan
   double output_tokens_per_s = 0.0;
-  Percentiles ttft, tpot, latency;
+  Percentiles ttft, tpot, e2e;
+  double mean_in_system = 0.0;            // requests arrived and not finished, averaged over the makespan
   double slo_attainment = 0.0;            // 1 with no SLO given
-  double goodput = 0.0;                   // requests/s within the SLOs
+  double goodput_requests_per_s = 0.0;    // within the SLOs, over the makespan
   double kv_peak = 0.0, kv_mean = 0.0;    // KV cache occupancy: used over capacity
   std::int64_t kv_capacity_tokens = 0;
 };

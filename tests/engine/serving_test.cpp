@@ -43,11 +43,11 @@ TEST_CASE("continuous batching, worked by hand: prefills first, then one token o
   CHECK_THAT(s.ttft.p50, WithinRel(1.0, 1e-12));
   CHECK_THAT(s.ttft.p99, WithinRel(1.5, 1e-12));
   CHECK_THAT(s.tpot.mean, WithinRel(0.35, 1e-12));
-  CHECK_THAT(s.latency.p90, WithinRel(2.2, 1e-12));
+  CHECK_THAT(s.e2e.p90, WithinRel(2.2, 1e-12));
   CHECK_THAT(s.output_tokens_per_s, WithinRel(5 / 2.2, 1e-12));
   // Only A's first token came within 1.2 s.
   CHECK(s.slo_attainment == 0.5);
-  CHECK_THAT(s.goodput, WithinRel(1 / 2.2, 1e-12));
+  CHECK_THAT(s.goodput_requests_per_s, WithinRel(1 / 2.2, 1e-12));
 }
 
 TEST_CASE("a full KV cache preempts the sequence admitted last, which is prefilled again with its tokens") {
@@ -125,4 +125,47 @@ TEST_CASE("a deployment's iterations are the engine's phase times, and a light l
   // The KV cache: 90 % of 80 GiB less the 13.5 GB of weights, at 512 KiB a token (Llama-2-7B in bf16).
   CHECK(run.served.kv_capacity_tokens > 100000);
   CHECK(run.served.kv_capacity_tokens < 0.9 * 80.0 * (1 << 30) / (512 * 1024));
+}
+
+TEST_CASE("one slot serving one-token requests is an M/D/1 queue: its mean wait is Pollaczek-Khinchine's") {
+  // max_num_seqs = 1 and one output token: each request is one prefill of D = 0.1 s, served alone in
+  // arrival order. Poisson arrivals at 6/s (utilisation rho = 0.6): the mean wait in queue is
+  // rho D / (2 (1 - rho)) = 0.075 s, so the mean TTFT is D + 0.075 = 0.175 s.
+  serving::Load load;
+  load.rate = 6.0;
+  load.duration_s = 20000.0;
+  load.prompt = {16, 16};
+  load.output = {1, 1};
+  serving::StepCost cost = constant_cost(1 << 20);
+  cost.prefill = [](std::int64_t sequences, std::int64_t) {
+    REQUIRE(sequences == 1);
+    return 0.1;
+  };
+  serving::Scheduler one_slot;
+  one_slot.max_num_seqs = 1;
+  const serving::Served s = serving::serve(serving::requests(load), cost, one_slot, {});
+  REQUIRE(s.requests > 100000);
+  CHECK_THAT(s.ttft.mean, WithinRel(0.1 + 0.6 * 0.1 / (2 * 0.4), 0.02));
+  CHECK(s.prefill_iterations == s.requests);
+}
+
+TEST_CASE("every run keeps Little's law, finishes every request once and counts every token") {
+  // Time-averaged requests in the system = throughput x mean time in the system, over a run that starts
+  // and ends empty; the mean is integrated from the arrival and last-token steps, not from the latencies.
+  serving::Load load;
+  load.rate = 100.0;
+  load.duration_s = 30.0;
+  load.prompt = {20, 200};
+  load.output = {1, 40};
+  serving::StepCost cost = constant_cost(1500);
+  cost.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
+  cost.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
+  const auto requests = serving::requests(load);
+  const serving::Served s = serving::serve(requests, cost, {}, {});
+  CHECK(s.completed == s.requests);
+  CHECK(s.preemptions > 0);   // the 1,500-token cache fills
+  CHECK_THAT(s.mean_in_system, WithinRel(s.requests_per_s * s.e2e.mean, 1e-9));
+  std::int64_t tokens = 0;
+  for (const auto& r : requests) tokens += r.output;
+  CHECK_THAT(s.output_tokens_per_s * s.makespan_s, WithinRel(static_cast<double>(tokens), 1e-12));
 }
