@@ -7,6 +7,8 @@
 //                         one core; goal: < 100 ms (100,000 configurations per second)
 //   sweep_10k_flat        sweep_10k with the flat model (the kernel model's cost is the difference)
 //   simulate_10k          the same, each a whole simulate() with per-layer rows (for comparison)
+//   serve_10min_100rps    ten minutes of serving traffic at 100 requests/s (engine/serving/); goal: < 1 s
+#include "engine/serving/deployment.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 
@@ -129,6 +131,27 @@ int main(int argc, char** argv) {
       benchmark::DoNotOptimize(total);
     }
   })->Unit(benchmark::kMillisecond);
+
+  // serve_10min_100rps: ten minutes of traffic at 100 requests/s (about 60,000 requests; prompts of
+  // 100..1000 tokens, outputs of 50..300) served by Llama-2-7B on one H100 (simulate --serve), the
+  // engine's phase times included; goal: under 1 s (issue #36).
+  const auto llama = std::find(network_paths.begin(), network_paths.end(), std::string(RIDGE_MODELS_DIR) + "/llama2_7b.net");
+  const auto h100 = std::find_if(devices.begin(), devices.end(), [](const ir::Device& d) { return d.id == "h100-sxm5"; });
+  if (llama != network_paths.end() && h100 != devices.end()) {
+    const std::string path = *llama;
+    benchmark::RegisterBenchmark("serve_10min_100rps", [&, path](benchmark::State& s) {
+      const engine::NetworkAt at = [&](std::int64_t seq, std::int64_t past) {
+        return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
+      };
+      engine::serving::Deployment d;
+      d.load = {.rate = 100, .duration_s = 600, .prompt = {100, 1000}, .output = {50, 300}, .seed = 1};
+      for (auto _ : s) {
+        const auto run = engine::serving::serve(at, *h100, {.precision = ir::Precision::BF16}, d);
+        benchmark::DoNotOptimize(run.served.e2e.mean);
+        s.counters["requests"] = static_cast<double>(run.served.requests);
+      }
+    })->Unit(benchmark::kMillisecond);
+  }
 
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
