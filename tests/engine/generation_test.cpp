@@ -153,6 +153,9 @@ TEST_CASE("on T x P devices a generation splits the layers, adds its collectives
   CHECK_THAT(staged.communication_prefill_s,
              WithinRel(2 * engine::parallel::collective_seconds(Collective::PointToPoint, 16 * 128 * 2, {2, 2}, topology), 1e-12));
   CHECK_THAT(staged.prefill_s, WithinRel(one.prefill_s + staged.communication_prefill_s, 1e-9));
+  // Each stage holds a third of the weights and of the KV cache, and the prefill's whole activations.
+  CHECK_THAT(staged.memory_per_device_bytes,
+             WithinRel(staged.weight_bytes / 3 + staged.kv_cache_bytes / 3 + staged.activation_bytes, 1e-12));
 }
 
 TEST_CASE("a generation's devices must divide its heads, fit its blocks and exist in its system") {
