@@ -17,8 +17,9 @@ StepCost engine_step_cost(const NetworkAt& network_at, const ir::Device& device,
   const Generation g = generate(network_at, device, one, std::max<std::int64_t>(1, largest_prefill_tokens), 1, parallel);
   const double free = memory_fraction * device.memory_size->value - g.weights_per_device_bytes - g.activations_per_device_bytes;
   if (!(free > 0.0))
-    throw SimulationError("the weights (" + std::to_string(g.weights_per_device_bytes / (1 << 30)) + " GiB a device) leave no "
-                          "memory for the KV cache");
+    throw SimulationError("the weights (" + std::to_string(static_cast<long long>(std::round(g.weights_per_device_bytes / (1 << 30)))) +
+                          " GiB a device) leave no room for the KV cache in " + std::to_string(static_cast<int>(memory_fraction * 100)) +
+                          " % of the device's memory: more --tensor-parallel or --pipeline-parallel devices, or --weights int8");
 
   StepCost cost;
   cost.kv_capacity_tokens = static_cast<std::int64_t>(std::floor(free / g.kv_bytes_per_token_per_device));

@@ -340,6 +340,10 @@ TEST_CASE("simulate --serve reports a deployment under a load, the same with the
   CHECK_THAT(backwards.err, Catch::Contains("--prompt-tokens: '300..100' has its low end above its high end"));
   const Run cnn = simulate("resnet18 h100-sxm5 --serve");
   CHECK(cnn.status == 1);
+  // Llama-2-70B's 138 GB of bf16 weights on one 80 GB GPU: no KV cache at all, said, not simulated.
+  const Run full = simulate("llama2_70b h100-sxm5 --dtype bf16 --serve --duration 5");
+  CHECK(full.status == 1);
+  CHECK_THAT(full.err, Catch::Contains("leave no room for the KV cache"));
 }
 
 TEST_CASE("simulate's training set-up flags reach the report") {
