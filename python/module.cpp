@@ -213,6 +213,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("seed", &RunOptions::seed)
       .def_readwrite("slo_ttft", &RunOptions::slo_ttft)
       .def_readwrite("slo_tpot", &RunOptions::slo_tpot)
+      .def_readwrite("batching", &RunOptions::batching)
       .def_readwrite("max_num_seqs", &RunOptions::max_num_seqs)
       .def_readwrite("max_batched_tokens", &RunOptions::max_batched_tokens);
   // The engine runs without the GIL: other Python threads go on meanwhile.

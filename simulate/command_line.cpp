@@ -45,6 +45,9 @@ void add_options(CLI::App& app, CommandLine& c) {
   app.add_option("--seed", r.seed, "--serve: the load's random seed (default 1): a run repeats exactly");
   app.add_option("--slo-ttft", r.slo_ttft, "--serve: time-to-first-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
   app.add_option("--slo-tpot", r.slo_tpot, "--serve: time-per-output-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
+  app.add_option("--batching", r.batching, "--serve: continuous (vLLM's, the default) or static (batches of --max-num-seqs, "
+                                         "each admitted when the last has finished)")
+      ->check(CLI::IsMember({"continuous", "static"}));
   app.add_option("--max-num-seqs", r.max_num_seqs, "--serve: sequences running at once at most (vLLM's default 256)")
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--max-batched-tokens", r.max_batched_tokens, "--serve: prompt tokens one prefill iteration takes (default 2048)")

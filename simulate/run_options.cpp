@@ -273,6 +273,9 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
     d.load.output = token_lengths(o.output_tokens, "--output-tokens");
     d.load.seed = o.seed;
     d.slo = {o.slo_ttft, o.slo_tpot};
+    if (o.batching != "continuous" && o.batching != "static")
+      throw std::invalid_argument("--batching: '" + o.batching + "' is not continuous or static");
+    d.scheduler.batching = o.batching == "static" ? engine::serving::Batching::Static : engine::serving::Batching::Continuous;
     d.scheduler.max_num_seqs = o.max_num_seqs;
     d.scheduler.max_batched_tokens = o.max_batched_tokens;
     d.parallel = inference_parallel(o, "--serve deployments");

@@ -67,6 +67,7 @@ struct RunOptions {
   std::string output_tokens = "128";             // --output-tokens N or LOW..HIGH
   std::uint64_t seed = 1;                        // --seed
   double slo_ttft = 0.0, slo_tpot = 0.0;         // --slo-ttft, --slo-tpot: seconds (0: none)
+  std::string batching = "continuous";           // --batching continuous | static
   std::int64_t max_num_seqs = 256;               // --max-num-seqs (vLLM's default)
   std::int64_t max_batched_tokens = 2048;        // --max-batched-tokens (vLLM's default)
 

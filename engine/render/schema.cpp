@@ -249,6 +249,8 @@ const auto kServingColumns = std::array{
     Column<DeploymentRun>{"output_tokens_low", [](const DeploymentRun& d) { return count(d.deployment.load.output.low); }},
     Column<DeploymentRun>{"output_tokens_high", [](const DeploymentRun& d) { return count(d.deployment.load.output.high); }},
     Column<DeploymentRun>{"seed", [](const DeploymentRun& d) { return count(static_cast<std::int64_t>(d.deployment.load.seed)); }},
+    Column<DeploymentRun>{"batching", [](const DeploymentRun& d) {
+      return name(d.deployment.scheduler.batching == serving::Batching::Static ? "static" : "continuous"); }},
     Column<DeploymentRun>{"max_num_seqs", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_num_seqs); }},
     Column<DeploymentRun>{"max_batched_tokens", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_batched_tokens); }},
     Column<DeploymentRun>{"kv_capacity_tokens", [](const DeploymentRun& d) { return count(d.served.kv_capacity_tokens); }},

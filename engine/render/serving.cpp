@@ -35,8 +35,11 @@ std::string table(const serving::DeploymentRun& run) {
   row("load", std::to_string(s.requests) + " requests, Poisson at " + fixed(d.load.rate, 2) + "/s for " + si(d.load.duration_s, "s") +
                   " (seed " + std::to_string(d.load.seed) + "); prompt " + lengths(d.load.prompt) + " tokens, output " +
                   lengths(d.load.output));
-  row("scheduler", "continuous batching, prefill first: at most " + std::to_string(d.scheduler.max_num_seqs) + " sequences, " +
-                       std::to_string(d.scheduler.max_batched_tokens) + " prompt tokens a prefill; KV cache " +
+  const bool static_batches = d.scheduler.batching == serving::Batching::Static;
+  row("scheduler", (static_batches ? "static batches of " + std::to_string(d.scheduler.max_num_seqs) + " sequences, each after the last"
+                                   : "continuous batching, prefill first: at most " + std::to_string(d.scheduler.max_num_seqs) +
+                                         " sequences, " + std::to_string(d.scheduler.max_batched_tokens) + " prompt tokens a prefill") +
+                       "; KV cache " +
                        count(static_cast<double>(s.kv_capacity_tokens)) + " tokens in blocks of " +
                        std::to_string(d.scheduler.block_size));
   row("time to first", spread(s.ttft) + " (alone: " + si(run.unloaded.prefill_s, "s") + ")");

@@ -79,6 +79,7 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;   // in admission order: the last is preempted first
   std::int64_t used = 0;              // blocks
+  std::int64_t static_size = 0;       // the sequences of the static batch in flight, padding included
   std::size_t next = 0, completed = 0;
   double t = requests.front().arrival_s, kv_area = 0.0;
 
@@ -95,7 +96,23 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
     // KV cache allow.
     std::vector<std::size_t> batch;
     std::int64_t tokens = 0;
-    while (!waiting.empty()) {
+    const bool static_batching = s.batching == Batching::Static;
+    while (static_batching && running.empty() && !waiting.empty()) {
+      // A static batch: while it fits, with every sequence's prompt and output reserved.
+      const std::size_t i = waiting.front();
+      const std::int64_t reserve = blocks(requests[i].prompt + requests[i].output);
+      if (reserve > capacity)
+        throw SimulationError("a request of " + std::to_string(requests[i].prompt + requests[i].output) +
+                              " tokens does not fit the KV cache of " + std::to_string(capacity * s.block_size) + " tokens");
+      if (static_cast<std::int64_t>(batch.size()) >= s.max_num_seqs || used + reserve > capacity) break;
+      batch.push_back(i);
+      tokens += requests[i].prompt;
+      used += reserve;
+      cached[i] = requests[i].prompt;
+      waiting.pop_front();
+    }
+    if (static_batching && !batch.empty()) static_size = static_cast<std::int64_t>(batch.size());
+    while (!static_batching && !waiting.empty()) {
       const std::size_t i = waiting.front();
       const std::int64_t length = requests[i].prompt + generated[i];   // a preempted sequence's tokens again
       if (blocks(length + 1) > capacity)
@@ -120,8 +137,9 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
       for (const std::size_t i : batch) running.push_back(i);
       stepped = batch;
     } else {
-      // Room for every running sequence's next token, preempting the last admitted while there is not.
-      for (;;) {
+      // Room for every running sequence's next token, preempting the last admitted while there is not
+      // (a static batch reserved its room).
+      for (; !static_batching;) {
         std::int64_t needed = 0;
         for (const std::size_t j : running)
           if (cached[j] % s.block_size == 0) ++needed;
@@ -138,9 +156,10 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
       }
       double context = 0.0;
       for (const std::size_t j : running) context += static_cast<double>(cached[j]);
-      dt = cost.decode(static_cast<std::int64_t>(running.size()), context / static_cast<double>(running.size()));
+      const auto sequences = static_batching ? static_size : static_cast<std::int64_t>(running.size());
+      dt = cost.decode(sequences, context / static_cast<double>(running.size()));
       for (const std::size_t j : running) {
-        if (cached[j] % s.block_size == 0) ++used;
+        if (!static_batching && cached[j] % s.block_size == 0) ++used;
         ++cached[j];
       }
       stepped = running;
@@ -156,7 +175,7 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
       if (generated[i] == requests[i].output) {
         finish[i] = t;
         ++completed;
-        used -= blocks(cached[i]);
+        used -= static_batching ? blocks(requests[i].prompt + requests[i].output) : blocks(cached[i]);
         running.erase(std::find(running.begin(), running.end(), i));
       }
     }

@@ -55,7 +55,14 @@ struct Request {
 std::vector<Request> requests(const Load& load);
 inline constexpr std::int64_t kMaxRequests = 1'000'000;
 
+// Continuous (the default, above) or static batching: a batch of up to max_num_seqs waiting requests
+// is admitted only when the last one has finished, with the KV cache of its prompts and outputs
+// reserved whole; it is prefilled at once (no token budget) and decodes at its full size until its
+// longest output ends (finished sequences stay in it as padding, as a batched generate() runs them).
+enum class Batching { Continuous, Static };
+
 struct Scheduler {
+  Batching batching = Batching::Continuous;
   std::int64_t max_num_seqs = 256;          // vLLM's default
   std::int64_t max_batched_tokens = 2048;   // vLLM's default without chunked prefill: max(max_model_len, 2048)
   std::int64_t block_size = 16;             // tokens per KV cache block, vLLM's default

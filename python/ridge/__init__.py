@@ -421,12 +421,12 @@ def _positive(keyword, value, what, optional=False):
 
 
 def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
-          slo_ttft=None, slo_tpot=None, max_num_seqs=256, max_batched_tokens=2048, tensor_parallel=None,
+          slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=2048, tensor_parallel=None,
           pipeline_parallel=None, link="", kernel_model="micro", **parameters):
     """A decoder deployment (on tensor_parallel x pipeline_parallel devices) under a request load, as
     `simulate NET HW --serve` runs it: Poisson arrivals at rate requests/s for duration seconds (seeded),
     prompt_tokens and output_tokens an int or a (low, high) range, vLLM's continuous batching with a
-    paged KV cache. The result's .serving row holds TTFT, TPOT and latency percentiles, throughput,
+    paged KV cache (batching="static": batches of max_num_seqs, each after the last). The result's .serving row holds TTFT, TPOT and latency percentiles, throughput,
     goodput within slo_ttft/slo_tpot (seconds) and KV cache occupancy."""
     net = _load_network(network, **parameters)
     parallel = {"tensor_parallel": (tensor_parallel, 1 << 16), "pipeline_parallel": (pipeline_parallel, 1 << 16)}
@@ -440,6 +440,7 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     o.seed = _whole_numbers("seed", seed, 2**62)[0] if seed != 0 else 0
     o.slo_ttft = _positive("slo_ttft", slo_ttft, "a number of seconds", optional=True)
     o.slo_tpot = _positive("slo_tpot", slo_tpot, "a number of seconds", optional=True)
+    o.batching = _word("batching", batching)
     o.max_num_seqs = _whole_numbers("max_num_seqs", max_num_seqs, 1 << 20)[0]
     o.max_batched_tokens = _whole_numbers("max_batched_tokens", max_batched_tokens, 1 << 24)[0]
     return Result(_ridge.run(net, [_load_device(device)], [], o))

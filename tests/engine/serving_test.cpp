@@ -1,6 +1,7 @@
 // The serving simulator (engine/serving/serving.hpp): vLLM's scheduler worked by hand on iteration
 // times given as constants, the load's arrivals, and the engine's own iteration times.
 #include "engine/serving/deployment.hpp"
+#include "engine/serving/step_cost.hpp"
 #include "engine/serving/serving.hpp"
 #include "lang/parse.hpp"
 
@@ -168,4 +169,35 @@ TEST_CASE("every run keeps Little's law, finishes every request once and counts 
   std::int64_t tokens = 0;
   for (const auto& r : requests) tokens += r.output;
   CHECK_THAT(s.output_tokens_per_s * s.makespan_s, WithinRel(static_cast<double>(tokens), 1e-12));
+}
+
+TEST_CASE("static batching of requests that arrive together is --prompt/--generate at that batch") {
+  // Eight requests at once, 128 prompt tokens and 20 output tokens each, one static batch of eight:
+  // their first token is the batch's prefill, their last the generation's latency. (The flat model,
+  // whose decode time is affine in the cache, as generation.hpp's mean step assumes.)
+  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const std::string path = std::string(RIDGE_MODELS_DIR) + "/llama2_7b.net";
+  const engine::NetworkAt at = [&](std::int64_t seq, std::int64_t past) {
+    return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
+  };
+  engine::Options o;
+  o.precision = ir::Precision::BF16;
+  o.kernel_model = engine::KernelModel::Flat;
+  o.batch = 8;
+  const engine::Generation g = engine::generate(at, h100, o, 128, 20);
+  const std::vector<serving::Request> together(8, serving::Request{0.0, 128, 20});
+  serving::Scheduler batch_of_eight;
+  batch_of_eight.batching = serving::Batching::Static;
+  batch_of_eight.max_num_seqs = 8;
+  const serving::Served s = serving::serve(together, serving::engine_step_cost(at, h100, o, {}, 2048), batch_of_eight, {});
+  CHECK(s.prefill_iterations == 1);
+  CHECK(s.iterations == 20);
+  CHECK_THAT(s.ttft.p99, WithinRel(g.prefill_s, 1e-9));
+  CHECK_THAT(s.ttft.p50, WithinRel(g.prefill_s, 1e-9));
+  CHECK_THAT(s.e2e.p50, WithinRel(g.latency_s, 1e-9));
+  CHECK_THAT(s.e2e.p99, WithinRel(g.latency_s, 1e-9));
+  // Sixteen such requests make two batches, the second waiting for the first to end.
+  const std::vector<serving::Request> twice(16, serving::Request{0.0, 128, 20});
+  const serving::Served two = serving::serve(twice, serving::engine_step_cost(at, h100, o, {}, 2048), batch_of_eight, {});
+  CHECK_THAT(two.e2e.p99, WithinRel(2 * g.latency_s, 1e-9));
 }
