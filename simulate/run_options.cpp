@@ -84,10 +84,9 @@ engine::ParallelRun parallel_run(const RunOptions& o, const ir::Device& device) 
 
 // "N" or "LOW..HIGH" token counts (--prompt-tokens, --output-tokens).
 engine::serving::Lengths token_lengths(const std::string& text, const std::string& option) {
-  const auto number = [&](std::string_view part) {
+  const auto number = [&](const std::string& part) {
     std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (ec != std::errc{} || end != part.data() + part.size() || v < 1 || v > (std::int64_t{1} << 20))
+    if (!whole(part, v) || v < 1 || v > (std::int64_t{1} << 20))
       throw std::invalid_argument(option + ": '" + text + "' is not a token count N or a range LOW..HIGH (1 to 1048576)");
     return v;
   };
@@ -96,7 +95,7 @@ engine::serving::Lengths token_lengths(const std::string& text, const std::strin
     const std::int64_t n = number(text);
     return {n, n};
   }
-  const engine::serving::Lengths l{number(std::string_view(text).substr(0, dots)), number(std::string_view(text).substr(dots + 2))};
+  const engine::serving::Lengths l{number(text.substr(0, dots)), number(text.substr(dots + 2))};
   if (l.high < l.low) throw std::invalid_argument(option + ": '" + text + "' has its low end above its high end");
   return l;
 }

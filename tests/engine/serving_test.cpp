@@ -27,6 +27,16 @@ serving::StepCost constant_cost(std::int64_t kv_tokens) {
   return c;
 }
 
+ir::Device h100() { return lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw"); }
+
+// Llama-2-7B elaborated per phase, as simulate does for --prompt/--generate and --serve.
+engine::NetworkAt llama2_7b_at() {
+  const std::string path = std::string(RIDGE_MODELS_DIR) + "/llama2_7b.net";
+  return [path](std::int64_t seq, std::int64_t past) {
+    return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
+  };
+}
+
 }  // namespace
 
 TEST_CASE("continuous batching, worked by hand: prefills first, then one token of every running sequence") {
@@ -106,11 +116,8 @@ TEST_CASE("a load repeats with its seed: Poisson arrivals at the rate, lengths u
 TEST_CASE("a deployment's iterations are the engine's phase times, and a light load meets the unloaded latency") {
   // Llama-2-7B in bf16 on an H100: one request every 10 s never waits for another, so its first token
   // takes the prefill alone and each later token one decode step of batch 1.
-  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
-  const std::string path = std::string(RIDGE_MODELS_DIR) + "/llama2_7b.net";
-  const engine::NetworkAt at = [&](std::int64_t seq, std::int64_t past) {
-    return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
-  };
+  const ir::Device h100_sxm5 = h100();
+  const engine::NetworkAt at = llama2_7b_at();
   engine::Options o;
   o.precision = ir::Precision::BF16;
   serving::Deployment d;
@@ -118,7 +125,7 @@ TEST_CASE("a deployment's iterations are the engine's phase times, and a light l
   d.load.duration_s = 100;
   d.load.prompt = {128, 128};
   d.load.output = {32, 32};
-  const serving::DeploymentRun run = serving::serve(at, h100, o, d);
+  const serving::DeploymentRun run = serving::serve(at, h100_sxm5, o, d);
   REQUIRE(run.served.requests > 3);
   CHECK_THAT(run.served.ttft.p50, WithinRel(run.unloaded.prefill_s, 1e-9));
   CHECK_THAT(run.served.tpot.p50, WithinRel(run.unloaded.decode_per_token_s, 0.02));
@@ -175,21 +182,18 @@ TEST_CASE("static batching of requests that arrive together is --prompt/--genera
   // Eight requests at once, 128 prompt tokens and 20 output tokens each, one static batch of eight:
   // their first token is the batch's prefill, their last the generation's latency. (The flat model,
   // whose decode time is affine in the cache, as generation.hpp's mean step assumes.)
-  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
-  const std::string path = std::string(RIDGE_MODELS_DIR) + "/llama2_7b.net";
-  const engine::NetworkAt at = [&](std::int64_t seq, std::int64_t past) {
-    return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
-  };
+  const ir::Device h100_sxm5 = h100();
+  const engine::NetworkAt at = llama2_7b_at();
   engine::Options o;
   o.precision = ir::Precision::BF16;
   o.kernel_model = engine::KernelModel::Flat;
   o.batch = 8;
-  const engine::Generation g = engine::generate(at, h100, o, 128, 20);
+  const engine::Generation g = engine::generate(at, h100_sxm5, o, 128, 20);
   const std::vector<serving::Request> together(8, serving::Request{0.0, 128, 20});
   serving::Scheduler batch_of_eight;
   batch_of_eight.batching = serving::Batching::Static;
   batch_of_eight.max_num_seqs = 8;
-  const serving::Served s = serving::serve(together, serving::engine_step_cost(at, h100, o, {}, 2048), batch_of_eight, {});
+  const serving::Served s = serving::serve(together, serving::engine_step_cost(at, h100_sxm5, o, {}, 2048), batch_of_eight, {});
   CHECK(s.prefill_iterations == 1);
   CHECK(s.iterations == 20);
   CHECK_THAT(s.ttft.p99, WithinRel(g.prefill_s, 1e-9));
@@ -198,6 +202,6 @@ TEST_CASE("static batching of requests that arrive together is --prompt/--genera
   CHECK_THAT(s.e2e.p99, WithinRel(g.latency_s, 1e-9));
   // Sixteen such requests make two batches, the second waiting for the first to end.
   const std::vector<serving::Request> twice(16, serving::Request{0.0, 128, 20});
-  const serving::Served two = serving::serve(twice, serving::engine_step_cost(at, h100, o, {}, 2048), batch_of_eight, {});
+  const serving::Served two = serving::serve(twice, serving::engine_step_cost(at, h100_sxm5, o, {}, 2048), batch_of_eight, {});
   CHECK_THAT(two.e2e.p99, WithinRel(2 * g.latency_s, 1e-9));
 }
