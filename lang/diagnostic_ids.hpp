@@ -1,7 +1,7 @@
 // The stable IDs of the front end's diagnostics: one per kind of mistake, so that tests, scripts and
 // readers can tell kinds apart without matching message text (which is free to improve). The scheme is
 // `<where>-<kind>` in lower-case kebab case, `<where>` one of file (any input file, before its
-// language matters), net, hw and onnx. An ID keeps its meaning once released; a new kind of mistake
+// language matters), net, hw, onnx and trace. An ID keeps its meaning once released; a new kind of mistake
 // gets a new ID. docs/language.md ("Diagnostics") lists them all, and tests/lang checks that the list
 // there is this one.
 #pragma once
@@ -54,6 +54,10 @@ inline constexpr std::string_view kOnnxUnsupportedNode = "onnx-unsupported-node"
 inline constexpr std::string_view kOnnxShape = "onnx-shape";                 // shapes an op refuses
 inline constexpr std::string_view kOnnxFreeNode = "onnx-free-node";          // warning: a node counted as free
 
+// Request traces for the serving simulator (lang/trace.hpp).
+inline constexpr std::string_view kTraceSyntax = "trace-syntax";   // the header and the width of rows
+inline constexpr std::string_view kTraceValue = "trace-value";     // a cell that is not a time or a token count
+
 inline constexpr std::array kAll = {
     kFileUnreadable, kFileTooLarge, kFileBinary,
     kNetText, kNetBrackets, kNetSyntax, kNetUnknownName, kNetUnknownOp, kNetDefinition, kNetArgument, kNetType,
@@ -61,6 +65,7 @@ inline constexpr std::array kAll = {
     kHwSyntax, kHwUnknownKey, kHwDuplicateKey, kHwValue, kHwUnit, kHwRange, kHwNoSource, kHwIncomplete,
     kOnnxUnavailable, kOnnxCorrupt, kOnnxGraph, kOnnxInput, kOnnxTensor, kOnnxLimit, kOnnxUnsupportedOp,
     kOnnxUnsupportedNode, kOnnxShape, kOnnxFreeNode,
+    kTraceSyntax, kTraceValue,
 };
 
 }  // namespace ridge::lang::diag

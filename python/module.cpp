@@ -215,7 +215,11 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("slo_tpot", &RunOptions::slo_tpot)
       .def_readwrite("batching", &RunOptions::batching)
       .def_readwrite("max_num_seqs", &RunOptions::max_num_seqs)
-      .def_readwrite("max_batched_tokens", &RunOptions::max_batched_tokens);
+      .def_readwrite("max_batched_tokens", &RunOptions::max_batched_tokens)
+      .def_readwrite("burstiness", &RunOptions::burstiness)
+      .def_readwrite("requests", &RunOptions::requests)
+      .def_readwrite("replicas", &RunOptions::replicas)
+      .def_readwrite("router", &RunOptions::router);
   // The engine runs without the GIL: other Python threads go on meanwhile.
   m.def("run", &run, py::arg("network"), py::arg("devices"), py::arg("correlate"), py::arg("args"),
         py::call_guard<py::gil_scoped_release>());

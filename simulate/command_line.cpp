@@ -37,21 +37,30 @@ void add_options(CLI::App& app, CommandLine& c) {
       ->check(CLI::Range(1, 1 << 20));
   // Serving: a deployment under a request load.
   app.add_flag("--serve", r.serve, "serve a request load with vLLM's scheduler (continuous batching, paged KV cache) on "
-                                   "--tensor-parallel x --pipeline-parallel devices; the `serving` table");
+                                   "--replicas x --tensor-parallel x --pipeline-parallel devices; the `serving` table");
   app.add_option("--rate", r.rate, "--serve: requests per second, Poisson arrivals (default 1)")->check(CLI::PositiveNumber);
   app.add_option("--duration", r.duration, "--serve: seconds of arrivals (default 60)")->check(CLI::PositiveNumber);
-  app.add_option("--prompt-tokens", r.prompt_tokens, "--serve: prompt tokens per request, N or LOW..HIGH (uniform; default 512)");
-  app.add_option("--output-tokens", r.output_tokens, "--serve: output tokens per request, N or LOW..HIGH (default 128)");
+  app.add_option("--burstiness", r.burstiness, "--serve: gamma-distributed gaps of this shape (vLLM's benchmark: below 1 burstier; "
+                                               "default 1, Poisson)")->check(CLI::PositiveNumber);
+  app.add_option("--requests", r.requests, "--serve: replay a CSV of arrival_s,prompt_tokens,output_tokens (in place of --rate and the lengths)");
+  app.add_option("--prompt-tokens", r.prompt_tokens, "--serve: prompt tokens per request, N, LOW..HIGH (uniform) or FILE.csv "
+                                                     "(its prompt_tokens column, sampled); default 512");
+  app.add_option("--output-tokens", r.output_tokens, "--serve: output tokens per request, N, LOW..HIGH or FILE.csv (default 128)");
   app.add_option("--seed", r.seed, "--serve: the load's random seed (default 1): a run repeats exactly");
   app.add_option("--slo-ttft", r.slo_ttft, "--serve: time-to-first-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
   app.add_option("--slo-tpot", r.slo_tpot, "--serve: time-per-output-token goal in seconds, for goodput")->check(CLI::NonNegativeNumber);
-  app.add_option("--batching", r.batching, "--serve: continuous (vLLM's, the default) or static (batches of --max-num-seqs, "
+  app.add_option("--batching", r.batching, "--serve: continuous (vLLM's default, prefills first), chunked (Sarathi-Serve's "
+                                         "chunked prefill: decodes first, prompts in chunks) or static (batches of --max-num-seqs, "
                                          "each admitted when the last has finished)")
-      ->check(CLI::IsMember({"continuous", "static"}));
+      ->check(CLI::IsMember({"continuous", "chunked", "static"}));
   app.add_option("--max-num-seqs", r.max_num_seqs, "--serve: sequences running at once at most (vLLM's default 256)")
       ->check(CLI::Range(1, 1 << 20));
-  app.add_option("--max-batched-tokens", r.max_batched_tokens, "--serve: prompt tokens one prefill iteration takes (default 2048)")
+  app.add_option("--max-batched-tokens", r.max_batched_tokens, "--serve: tokens one iteration takes (default 2048; chunked 512)")
       ->check(CLI::Range(1, 1 << 24));
+  app.add_option("--replicas", r.replicas, "--serve: replicas of the model, each on --tensor-parallel x --pipeline-parallel devices")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--router", r.router, "--serve: how requests reach replicas: round-robin (default) or least-outstanding")
+      ->check(CLI::IsMember({"round-robin", "least-outstanding"}));
   app.add_option("--dim", c.dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
   app.add_flag("--allow-unknown", c.allow_unknown, ".onnx: count nodes of ops Ridge cannot model as free (listed on stderr)");
   app.add_option("--emit-net", c.emit_net, "also write the network as .net text to FILE (an imported .onnx, for one)");

@@ -3,6 +3,7 @@
 #include "engine/scaling.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/suggest.hpp"
+#include "lang/trace.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -82,12 +83,22 @@ engine::ParallelRun parallel_run(const RunOptions& o, const ir::Device& device) 
   return run;
 }
 
-// "N" or "LOW..HIGH" token counts (--prompt-tokens, --output-tokens).
-engine::serving::Lengths token_lengths(const std::string& text, const std::string& option) {
+// "N", "LOW..HIGH" or FILE.csv token counts (--prompt-tokens, --output-tokens): a trace file's
+// `column`, sampled.
+engine::serving::Lengths token_lengths(const std::string& text, const std::string& option, const std::string& column) {
+  if (text.ends_with(".csv")) {
+    const lang::TraceColumns t = lang::read_trace(text, {column});
+    engine::serving::Lengths l;
+    l.samples = column == "prompt_tokens" ? t.prompt_tokens : t.output_tokens;
+    l.low = *std::min_element(l.samples.begin(), l.samples.end());
+    l.high = *std::max_element(l.samples.begin(), l.samples.end());
+    l.source = text;
+    return l;
+  }
   const auto number = [&](const std::string& part) {
     std::int64_t v = 0;
     if (!whole(part, v) || v < 1 || v > (std::int64_t{1} << 20))
-      throw std::invalid_argument(option + ": '" + text + "' is not a token count N or a range LOW..HIGH (1 to 1048576)");
+      throw std::invalid_argument(option + ": '" + text + "' is not a token count N, a range LOW..HIGH (1 to 1048576) or a FILE.csv");
     return v;
   };
   const std::size_t dots = text.find("..");
@@ -98,6 +109,20 @@ engine::serving::Lengths token_lengths(const std::string& text, const std::strin
   const engine::serving::Lengths l{number(text.substr(0, dots)), number(text.substr(dots + 2))};
   if (l.high < l.low) throw std::invalid_argument(option + ": '" + text + "' has its low end above its high end");
   return l;
+}
+
+// A request trace replayed (--requests): its arrivals and lengths, and the rate and range they make.
+void replay(const std::string& path, engine::serving::Load& load) {
+  const lang::TraceColumns t = lang::read_trace(path, {"arrival_s", "prompt_tokens", "output_tokens"});
+  for (std::size_t i = 0; i < t.rows; ++i) load.trace.push_back({t.arrival_s[i], t.prompt_tokens[i], t.output_tokens[i]});
+  load.trace_source = path;
+  load.duration_s = t.arrival_s.back();
+  load.rate = load.duration_s > 0 ? static_cast<double>(t.rows) / load.duration_s : 0.0;
+  const auto range = [](const std::vector<std::int64_t>& v) {
+    return engine::serving::Lengths{*std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+  };
+  load.prompt = range(t.prompt_tokens);
+  load.output = range(t.output_tokens);
 }
 
 // The devices a generation or a deployment runs on: T x P only.
@@ -266,17 +291,24 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
       throw std::invalid_argument("--serve takes its load from --rate, --prompt-tokens and --output-tokens: not --prompt/--generate, "
                                   "--explain, --depth, --top, --measured or further networks");
     engine::serving::Deployment d;
-    d.load.rate = o.rate;
-    d.load.duration_s = o.duration;
-    d.load.prompt = token_lengths(o.prompt_tokens, "--prompt-tokens");
-    d.load.output = token_lengths(o.output_tokens, "--output-tokens");
     d.load.seed = o.seed;
+    if (!o.requests.empty()) {
+      if (o.rate != 1.0 || o.duration != 60.0 || o.burstiness != 1.0 || o.prompt_tokens != "512" || o.output_tokens != "128")
+        throw std::invalid_argument("--requests gives the arrivals and lengths: not --rate, --duration, --burstiness, --prompt-tokens or --output-tokens");
+      replay(o.requests, d.load);
+    } else {
+      d.load.rate = o.rate;
+      d.load.duration_s = o.duration;
+      d.load.burstiness = o.burstiness;
+      d.load.prompt = token_lengths(o.prompt_tokens, "--prompt-tokens", "prompt_tokens");
+      d.load.output = token_lengths(o.output_tokens, "--output-tokens", "output_tokens");
+    }
     d.slo = {o.slo_ttft, o.slo_tpot};
-    if (o.batching != "continuous" && o.batching != "static")
-      throw std::invalid_argument("--batching: '" + o.batching + "' is not continuous or static");
-    d.scheduler.batching = o.batching == "static" ? engine::serving::Batching::Static : engine::serving::Batching::Continuous;
+    d.scheduler.batching = named(engine::serving::batching_from_name(o.batching), "--batching", o.batching, "continuous, chunked or static");
     d.scheduler.max_num_seqs = o.max_num_seqs;
-    d.scheduler.max_batched_tokens = o.max_batched_tokens;
+    d.scheduler.max_batched_tokens =
+        o.max_batched_tokens > 0 ? o.max_batched_tokens : engine::serving::default_max_batched_tokens(d.scheduler.batching);
+    d.replicas = {o.replicas, named(engine::serving::router_from_name(o.router), "--router", o.router, "round-robin or least-outstanding")};
     d.parallel = inference_parallel(o, "--serve deployments");
     plan.serving = d;
     plan.network_at = std::move(in.network_at);

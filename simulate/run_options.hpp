@@ -59,17 +59,21 @@ struct RunOptions {
   bool search = false;                           // --search
   std::int64_t max_micro_batch = 64;             // --max-micro-batch
 
-  // Serving (--serve): one deployment (T x P devices) under a request load (engine/serving/).
+  // Serving (--serve): one deployment (R replicas of T x P devices) under a request load (engine/serving/).
   bool serve = false;                            // --serve
-  double rate = 1.0;                             // --rate: requests per second (Poisson)
+  double rate = 1.0;                             // --rate: requests per second
   double duration = 60.0;                        // --duration: seconds of arrivals
-  std::string prompt_tokens = "512";             // --prompt-tokens N or LOW..HIGH (uniform)
-  std::string output_tokens = "128";             // --output-tokens N or LOW..HIGH
+  double burstiness = 1.0;                       // --burstiness: gamma shape of the gaps (1: Poisson)
+  std::string requests;                          // --requests FILE.csv: a trace's arrivals and lengths replayed
+  std::string prompt_tokens = "512";             // --prompt-tokens N, LOW..HIGH (uniform) or FILE.csv (sampled)
+  std::string output_tokens = "128";             // --output-tokens likewise
   std::uint64_t seed = 1;                        // --seed
   double slo_ttft = 0.0, slo_tpot = 0.0;         // --slo-ttft, --slo-tpot: seconds (0: none)
-  std::string batching = "continuous";           // --batching continuous | static
+  std::string batching = "continuous";           // --batching continuous | chunked | static
   std::int64_t max_num_seqs = 256;               // --max-num-seqs (vLLM's default)
-  std::int64_t max_batched_tokens = 2048;        // --max-batched-tokens (vLLM's default)
+  std::int64_t max_batched_tokens = 0;           // --max-batched-tokens (0: vLLM's default for the batching)
+  std::int64_t replicas = 1;                     // --replicas
+  std::string router = "round-robin";            // --router round-robin | least-outstanding
 
   bool parallel() const { return search || tensor_parallel > 0 || pipeline_parallel > 0 || data_parallel > 0; }
 };

@@ -242,15 +242,19 @@ using serving::DeploymentRun;
 const auto kServingColumns = std::array{
     Column<DeploymentRun>{"tensor_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.tensor); }},
     Column<DeploymentRun>{"pipeline_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.pipeline); }},
+    Column<DeploymentRun>{"replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.count); }},
+    Column<DeploymentRun>{"router", [](const DeploymentRun& d) { return name(serving::router_name(d.deployment.replicas.router)); }},
+    Column<DeploymentRun>{"arrivals", [](const DeploymentRun& d) { return name(serving::arrivals_name(d.deployment.load)); }},
     Column<DeploymentRun>{"rate", [](const DeploymentRun& d) { return Cell{d.deployment.load.rate}; }},
     Column<DeploymentRun>{"duration_s", [](const DeploymentRun& d) { return Cell{d.deployment.load.duration_s}; }},
+    Column<DeploymentRun>{"burstiness", [](const DeploymentRun& d) { return Cell{d.deployment.load.burstiness}; }},
     Column<DeploymentRun>{"prompt_tokens_low", [](const DeploymentRun& d) { return count(d.deployment.load.prompt.low); }},
     Column<DeploymentRun>{"prompt_tokens_high", [](const DeploymentRun& d) { return count(d.deployment.load.prompt.high); }},
     Column<DeploymentRun>{"output_tokens_low", [](const DeploymentRun& d) { return count(d.deployment.load.output.low); }},
     Column<DeploymentRun>{"output_tokens_high", [](const DeploymentRun& d) { return count(d.deployment.load.output.high); }},
     Column<DeploymentRun>{"seed", [](const DeploymentRun& d) { return count(static_cast<std::int64_t>(d.deployment.load.seed)); }},
     Column<DeploymentRun>{"batching", [](const DeploymentRun& d) {
-      return name(d.deployment.scheduler.batching == serving::Batching::Static ? "static" : "continuous"); }},
+      return name(serving::batching_name(d.deployment.scheduler.batching)); }},
     Column<DeploymentRun>{"max_num_seqs", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_num_seqs); }},
     Column<DeploymentRun>{"max_batched_tokens", [](const DeploymentRun& d) { return count(d.deployment.scheduler.max_batched_tokens); }},
     Column<DeploymentRun>{"kv_capacity_tokens", [](const DeploymentRun& d) { return count(d.served.kv_capacity_tokens); }},
@@ -280,6 +284,7 @@ const auto kServingColumns = std::array{
     Column<DeploymentRun>{"goodput_requests_per_s", [](const DeploymentRun& d) { return Cell{d.served.goodput_requests_per_s}; }},
     Column<DeploymentRun>{"kv_peak", [](const DeploymentRun& d) { return Cell{d.served.kv_peak}; }},
     Column<DeploymentRun>{"kv_mean", [](const DeploymentRun& d) { return Cell{d.served.kv_mean}; }},
+    Column<DeploymentRun>{"utilisation", [](const DeploymentRun& d) { return Cell{d.served.utilisation}; }},
     Column<DeploymentRun>{"unloaded_ttft_s", [](const DeploymentRun& d) { return Cell{d.unloaded.prefill_s}; }},
     Column<DeploymentRun>{"unloaded_tpot_s", [](const DeploymentRun& d) { return Cell{d.unloaded.decode_per_token_s}; }},
 };

@@ -10,7 +10,27 @@ namespace ridge::engine::render {
 namespace {
 
 std::string lengths(const serving::Lengths& l) {
+  if (!l.samples.empty()) return "sampled from " + l.source + " (" + std::to_string(l.low) + ".." + std::to_string(l.high) + ")";
   return l.low == l.high ? std::to_string(l.low) : std::to_string(l.low) + ".." + std::to_string(l.high);
+}
+
+std::string arrivals(const serving::Load& l) {
+  if (!l.trace.empty()) return "replayed from " + l.trace_source;
+  const std::string at = fixed(l.rate, 2) + "/s for " + si(l.duration_s, "s");
+  return (l.burstiness == 1.0 ? "Poisson at " : "gamma (burstiness " + fixed(l.burstiness, 2) + ") at ") + at;
+}
+
+std::string scheduler(const serving::Scheduler& s) {
+  switch (s.batching) {
+    case serving::Batching::Static:
+      return "static batches of " + std::to_string(s.max_num_seqs) + " sequences, each after the last";
+    case serving::Batching::Chunked:
+      return "chunked prefill, decodes first: at most " + std::to_string(s.max_num_seqs) + " sequences, " +
+             std::to_string(s.max_batched_tokens) + " tokens an iteration";
+    case serving::Batching::Continuous: break;
+  }
+  return "continuous batching, prefill first: at most " + std::to_string(s.max_num_seqs) + " sequences, " +
+         std::to_string(s.max_batched_tokens) + " prompt tokens a prefill";
 }
 
 std::string spread(const serving::Percentiles& p) {
@@ -24,24 +44,23 @@ std::string table(const serving::DeploymentRun& run) {
   const serving::Served& s = run.served;
   const Report& r = run.unloaded.prefill;
   const int devices = d.parallel.devices();
+  const std::int64_t replicas = d.replicas.count;
   std::string out = "Serving (" + r.network + " on " + r.device.name + ", " + std::string(ir::precision_name(r.precision)) +
-                    (devices > 1 ? ", tensor parallel " + std::to_string(d.parallel.tensor) + " x pipeline " +
-                                       std::to_string(d.parallel.pipeline)
+                    (replicas > 1 ? ", " + std::to_string(replicas) + " replicas (" + std::string(serving::router_name(d.replicas.router)) + ")"
+                                  : std::string()) +
+                    (devices > 1 ? std::string(replicas > 1 ? " of" : ",") + " tensor parallel " + std::to_string(d.parallel.tensor) +
+                                       " x pipeline " + std::to_string(d.parallel.pipeline)
                                  : std::string()) +
                     ")\n";
   const auto row = [&](const std::string& k, const std::string& v) {
     out += "  " + k + std::string(k.size() < 20 ? 20 - k.size() : 1, ' ') + v + "\n";
   };
-  row("load", std::to_string(s.requests) + " requests, Poisson at " + fixed(d.load.rate, 2) + "/s for " + si(d.load.duration_s, "s") +
-                  " (seed " + std::to_string(d.load.seed) + "); prompt " + lengths(d.load.prompt) + " tokens, output " +
-                  lengths(d.load.output));
-  const bool static_batches = d.scheduler.batching == serving::Batching::Static;
-  row("scheduler", (static_batches ? "static batches of " + std::to_string(d.scheduler.max_num_seqs) + " sequences, each after the last"
-                                   : "continuous batching, prefill first: at most " + std::to_string(d.scheduler.max_num_seqs) +
-                                         " sequences, " + std::to_string(d.scheduler.max_batched_tokens) + " prompt tokens a prefill") +
-                       "; KV cache " +
-                       count(static_cast<double>(s.kv_capacity_tokens)) + " tokens in blocks of " +
-                       std::to_string(d.scheduler.block_size));
+  row("load", std::to_string(s.requests) + " requests, " + arrivals(d.load) +
+                  (d.load.trace.empty() ? " (seed " + std::to_string(d.load.seed) + "); prompt " + lengths(d.load.prompt) +
+                                              " tokens, output " + lengths(d.load.output)
+                                        : std::string()));
+  row("scheduler", scheduler(d.scheduler) + "; KV cache " + count(static_cast<double>(s.kv_capacity_tokens)) + " tokens" +
+                       (replicas > 1 ? " a replica" : "") + " in blocks of " + std::to_string(d.scheduler.block_size));
   row("time to first", spread(s.ttft) + " (alone: " + si(run.unloaded.prefill_s, "s") + ")");
   row("time per token", spread(s.tpot) + " (alone: " + si(run.unloaded.decode_per_token_s, "s") + ")");
   row("end to end", spread(s.e2e) + "; " + fixed(s.mean_in_system, 1) + " requests in the system on average");
@@ -53,7 +72,8 @@ std::string table(const serving::DeploymentRun& run) {
                        " and TPOT " + (d.slo.tpot_s > 0 ? si(d.slo.tpot_s, "s") : std::string("-")) + ": " +
                        fixed(100 * s.slo_attainment, 1) + " % of requests");
   row("KV cache", "peak " + fixed(100 * s.kv_peak, 1) + " %, mean " + fixed(100 * s.kv_mean, 1) + " %; " +
-                      std::to_string(s.preemptions) + " preemption" + (s.preemptions == 1 ? "" : "s"));
+                      std::to_string(s.preemptions) + " preemption" + (s.preemptions == 1 ? "" : "s") + "; busy " +
+                      fixed(100 * s.utilisation, 1) + " % of the time");
   return out;
 }
 

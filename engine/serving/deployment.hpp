@@ -1,4 +1,4 @@
-// One deployment under a load: a model on T x P devices of a system, serving the requests of a Load
+// One deployment under a load: R replicas of a model, each on T x P devices of a system, serving the requests of a Load
 // with vLLM's scheduler (serving.hpp), its iterations timed by the engine (step_cost.hpp). The unit
 // `simulate --serve` runs and the `serving` table reports, one row per deployment.
 #pragma once
@@ -12,13 +12,15 @@ struct Deployment {
   Load load;
   Scheduler scheduler;
   Slo slo;
-  GenerationParallel parallel;
+  Replicas replicas;
+  GenerationParallel parallel;   // each replica's
   double memory_fraction = 0.9;   // vLLM's gpu_memory_utilization
 };
 
 struct DeploymentRun {
   Deployment deployment;
   // One request alone at the load's mean lengths (rounded): the deployment's unloaded TTFT and TPOT.
+  // (Its prefill runs whole, as a request alone does without chunked prefill.)
   Generation unloaded;
   Served served;
 };

@@ -33,12 +33,16 @@ StepCost engine_step_cost(const NetworkAt& network_at, const ir::Device& device,
     return (*times)[key] = phase_seconds(network_at, device, o, parallel, seq_len, past);
   };
   cost.prefill = [=](std::int64_t sequences, std::int64_t tokens) { return phase(sequences, (tokens + 15) / 16 * 16, 0); };
-  cost.decode = [=](std::int64_t sequences, double context) {
+  // Linear in the cached tokens between the powers of two around them (below 16: the line through
+  // 16 and 32, extended).
+  const auto interpolated = [=](std::int64_t sequences, std::int64_t seq_len, double past) {
     std::int64_t low = 16;
-    while (static_cast<double>(2 * low) <= context) low *= 2;
-    const double a = phase(sequences, 1, low), b = phase(sequences, 1, 2 * low);
-    return a + (b - a) * (context - static_cast<double>(low)) / static_cast<double>(low);
+    while (static_cast<double>(2 * low) <= past) low *= 2;
+    const double a = phase(sequences, seq_len, low), b = phase(sequences, seq_len, 2 * low);
+    return a + (b - a) * (past - static_cast<double>(low)) / static_cast<double>(low);
   };
+  cost.decode = [=](std::int64_t sequences, double context) { return interpolated(sequences, 1, context); };
+  cost.chunk = [=](std::int64_t tokens, double past) { return interpolated(1, (tokens + 15) / 16 * 16, past); };
   return cost;
 }
 

@@ -405,7 +405,10 @@ def search(network, device, batch=1, dtype="fp32", *, devices=None, top=10, max_
 
 
 def _token_lengths(keyword, value):
-    """N, or (low, high) for lengths uniform over a range, as the program's N or LOW..HIGH."""
+    """N, (low, high) for lengths uniform over a range, or a CSV file's path (its column sampled), as
+    the program's N, LOW..HIGH or FILE.csv."""
+    if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".csv"):
+        return os.fspath(value)
     if isinstance(value, (tuple, list)) and len(value) == 2:
         low, high = (_whole_numbers(keyword, v, 1 << 20)[0] for v in value)
         return f"{low}..{high}"
@@ -421,13 +424,17 @@ def _positive(keyword, value, what, optional=False):
 
 
 def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
-          slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=2048, tensor_parallel=None,
-          pipeline_parallel=None, link="", kernel_model="micro", **parameters):
-    """A decoder deployment (on tensor_parallel x pipeline_parallel devices) under a request load, as
-    `simulate NET HW --serve` runs it: Poisson arrivals at rate requests/s for duration seconds (seeded),
-    prompt_tokens and output_tokens an int or a (low, high) range, vLLM's continuous batching with a
-    paged KV cache (batching="static": batches of max_num_seqs, each after the last). The result's .serving row holds TTFT, TPOT and latency percentiles, throughput,
-    goodput within slo_ttft/slo_tpot (seconds) and KV cache occupancy."""
+          slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=None, tensor_parallel=None,
+          pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, link="",
+          kernel_model="micro", **parameters):
+    """A decoder deployment (replicas x tensor_parallel x pipeline_parallel devices) under a request
+    load, as `simulate NET HW --serve` runs it: arrivals at rate requests/s for duration seconds
+    (Poisson, or gamma gaps of shape burstiness; seeded), or a CSV trace replayed (requests=PATH);
+    prompt_tokens and output_tokens an int, a (low, high) range or a CSV's path (its column sampled);
+    vLLM's continuous batching with a paged KV cache (batching="chunked": chunked prefill, "static":
+    batches of max_num_seqs, each after the last); replicas behind a router ("round-robin" or
+    "least-outstanding"). The result's .serving row holds TTFT, TPOT and latency percentiles,
+    throughput, goodput within slo_ttft/slo_tpot (seconds), KV cache occupancy and utilisation."""
     net = _load_network(network, **parameters)
     parallel = {"tensor_parallel": (tensor_parallel, 1 << 16), "pipeline_parallel": (pipeline_parallel, 1 << 16)}
     o = _options(1, dtype, "sgd", "none", None, None, None, link, "strong", False, None, True, kernel_model,
@@ -442,7 +449,12 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     o.slo_tpot = _positive("slo_tpot", slo_tpot, "a number of seconds", optional=True)
     o.batching = _word("batching", batching)
     o.max_num_seqs = _whole_numbers("max_num_seqs", max_num_seqs, 1 << 20)[0]
-    o.max_batched_tokens = _whole_numbers("max_batched_tokens", max_batched_tokens, 1 << 24)[0]
+    o.max_batched_tokens = 0 if max_batched_tokens is None else _whole_numbers("max_batched_tokens", max_batched_tokens, 1 << 24)[0]
+    o.replicas = _whole_numbers("replicas", replicas, 4096)[0]
+    o.router = _word("router", router)
+    o.burstiness = _positive("burstiness", burstiness, "a gamma shape")
+    if requests is not None:
+        o.requests = os.fspath(requests)
     return Result(_ridge.run(net, [_load_device(device)], [], o))
 
 

@@ -144,7 +144,10 @@ int main(int argc, char** argv) {
         return lang::load_network(path, {{"seq_len", std::to_string(seq)}, {"past", std::to_string(past)}});
       };
       engine::serving::Deployment d;
-      d.load = {.rate = 100, .duration_s = 600, .prompt = {100, 1000}, .output = {50, 300}, .seed = 1};
+      d.load.rate = 100;
+      d.load.duration_s = 600;
+      d.load.prompt = {100, 1000};
+      d.load.output = {50, 300};
       for (auto _ : s) {
         const auto run = engine::serving::serve(at, *h100, {.precision = ir::Precision::BF16}, d);
         benchmark::DoNotOptimize(run.served.e2e.mean);

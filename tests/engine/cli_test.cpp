@@ -346,6 +346,53 @@ TEST_CASE("simulate --serve reports a deployment under a load, the same with the
   CHECK_THAT(full.err, Catch::Contains("leave no room for the KV cache"));
 }
 
+TEST_CASE("simulate --serve takes chunked prefill, replicas behind a router, bursts, and requests from a CSV") {
+  const Run r = simulate("llama2_7b h100-sxm5 --dtype bf16 --serve --rate 8 --duration 10 --batching chunked --replicas 2 "
+                         "--router least-outstanding --burstiness 0.5 --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto row = ridge::testing::parse_json(r.out)["serving"].array.at(0);
+  CHECK(row["batching"].string == "chunked");
+  CHECK(row["max_batched_tokens"].number == 512);   // vLLM's default with chunked prefill
+  CHECK(row["replicas"].number == 2);
+  CHECK(row["router"].string == "least-outstanding");
+  CHECK(row["arrivals"].string == "gamma");
+  CHECK(row["completed"].number == row["requests"].number);
+  CHECK(row["utilisation"].number > 0);
+  const Run text = simulate("llama2_7b h100-sxm5 --dtype bf16 --serve --rate 8 --duration 10 --batching chunked --replicas 2");
+  CHECK_THAT(text.out, Catch::Contains("2 replicas (round-robin)"));
+  CHECK_THAT(text.out, Catch::Contains("chunked prefill, decodes first: at most 256 sequences, 512 tokens an iteration"));
+
+  // A trace replayed: its three requests, as they are.
+  const fs::path csv = dir() / "requests.csv";
+  std::ofstream(csv) << "arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,2000,5\n0.75,30,40\n";
+  const Run replay = simulate("llama2_7b h100-sxm5 --dtype bf16 --serve --requests '" + csv.string() + "' --format json");
+  INFO(replay.err);
+  REQUIRE(replay.status == 0);
+  const auto replayed = ridge::testing::parse_json(replay.out)["serving"].array.at(0);
+  CHECK(replayed["requests"].number == 3);
+  CHECK(replayed["arrivals"].string == "trace");
+  CHECK(replayed["prompt_tokens_high"].number == 2000);
+  // Its prompt_tokens column as a length distribution, sampled.
+  const Run sampled = simulate("llama2_7b h100-sxm5 --dtype bf16 --serve --rate 4 --duration 10 --prompt-tokens '" + csv.string() +
+                               "' --format json");
+  INFO(sampled.err);
+  REQUIRE(sampled.status == 0);
+  const auto sampled_row = ridge::testing::parse_json(sampled.out)["serving"].array.at(0);
+  CHECK(sampled_row["prompt_tokens_low"].number == 30);
+  CHECK(sampled_row["prompt_tokens_high"].number == 2000);
+  // A bad cell is an error at its place in the file, and nothing is written.
+  const fs::path bad = dir() / "bad.csv";
+  std::ofstream(bad) << "arrival_s,prompt_tokens,output_tokens\n0,100,ten\n";
+  const Run refused = simulate("llama2_7b h100-sxm5 --serve --requests '" + bad.string() + "'");
+  CHECK(refused.status == 1);
+  CHECK(refused.out.empty());
+  CHECK_THAT(refused.err, Catch::Contains("bad.csv:2:7: error: expected a whole number of tokens from 1 to 1048576 [trace-value]"));
+  const Run both = simulate("llama2_7b h100-sxm5 --serve --requests '" + csv.string() + "' --rate 3");
+  CHECK(both.status == 1);
+  CHECK_THAT(both.err, Catch::Contains("--requests gives the arrivals and lengths"));
+}
+
 TEST_CASE("simulate's training set-up flags reach the report") {
   const Run r = simulate("gpt2 a100-sxm4-40gb --dtype bf16 --optimizer adamw --recompute selective --batch 4 --format json");
   INFO(r.err);

@@ -168,14 +168,127 @@ TEST_CASE("every run keeps Little's law, finishes every request once and counts 
   serving::StepCost cost = constant_cost(1500);
   cost.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
   cost.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
+  cost.chunk = [](std::int64_t tokens, double past) { return 0.01 + 1e-5 * static_cast<double>(tokens) + 1e-8 * past * static_cast<double>(tokens); };
   const auto requests = serving::requests(load);
-  const serving::Served s = serving::serve(requests, cost, {}, {});
-  CHECK(s.completed == s.requests);
-  CHECK(s.preemptions > 0);   // the 1,500-token cache fills
-  CHECK_THAT(s.mean_in_system, WithinRel(s.requests_per_s * s.e2e.mean, 1e-9));
   std::int64_t tokens = 0;
   for (const auto& r : requests) tokens += r.output;
-  CHECK_THAT(s.output_tokens_per_s * s.makespan_s, WithinRel(static_cast<double>(tokens), 1e-12));
+  // Every scheduler, on one replica and on three behind either router (the cache per replica).
+  for (const serving::Batching batching : {serving::Batching::Continuous, serving::Batching::Chunked, serving::Batching::Static})
+    for (const std::int64_t replicas : {1, 3})
+      for (const serving::Router router : {serving::Router::RoundRobin, serving::Router::LeastOutstanding}) {
+        CAPTURE(serving::batching_name(batching), replicas, serving::router_name(router));
+        serving::Scheduler scheduler;
+        scheduler.batching = batching;
+        scheduler.max_batched_tokens = serving::default_max_batched_tokens(batching);
+        const serving::Served s = serving::serve(requests, cost, scheduler, {}, {replicas, router});
+        CHECK(s.completed == s.requests);
+        if (batching != serving::Batching::Static && replicas == 1) CHECK(s.preemptions > 0);   // the 1,500-token cache fills
+        CHECK_THAT(s.mean_in_system, WithinRel(s.requests_per_s * s.e2e.mean, 1e-9));
+        CHECK_THAT(s.output_tokens_per_s * s.makespan_s, WithinRel(static_cast<double>(tokens), 1e-12));
+        CHECK(s.utilisation > 0.0);
+        CHECK(s.utilisation <= 1.0 + 1e-12);
+        CHECK(s.kv_peak <= 1.0);
+      }
+}
+
+TEST_CASE("chunked prefill, worked by hand: decodes first, then prompt chunks within the token budget") {
+  // chunk(t, p) = 0.2 + 1e-4 p, decode(n, L) = 0.1 + 1e-5 L, a budget of 512 tokens. A arrives at 0 (10
+  // prompt tokens, 3 output), B at 0.05 (1000, 2).
+  //   1: [0, 0.2]          A's prompt in one chunk: chunk(10, 0) = 0.2; A's first token.
+  //   2: [0.2, 0.4001]     A decodes (context 10), then B's first 511 tokens:
+  //                        chunk(1 + 511, 0) + decode(1, 10) - decode(1, 0) = 0.2 + 1e-4.
+  //   3: [0.4001, 0.65131] A decodes (context 11; its last token), B's other 489 tokens at past 511:
+  //                        chunk(490, 511) + decode(1, 11) - decode(1, 0) = 0.2511 + 1.1e-4; B's first token.
+  //   4: [0.65131, 0.76131] B decodes alone (context 1000): 0.1 + 0.01; B's last token.
+  serving::StepCost cost = constant_cost(1 << 20);
+  cost.chunk = [](std::int64_t, double past) { return 0.2 + 1e-4 * past; };
+  cost.decode = [](std::int64_t, double context) { return 0.1 + 1e-5 * context; };
+  serving::Scheduler chunked;
+  chunked.batching = serving::Batching::Chunked;
+  chunked.max_batched_tokens = 512;
+  const std::vector<serving::Request> load{{0.0, 10, 3}, {0.05, 1000, 2}};
+  const serving::Served s = serving::serve(load, cost, chunked, {});
+  CHECK(s.iterations == 4);
+  CHECK(s.prefill_iterations == 3);
+  CHECK_THAT(s.makespan_s, WithinRel(0.76131, 1e-12));
+  CHECK_THAT(s.ttft.p50, WithinRel(0.2, 1e-12));              // A
+  CHECK_THAT(s.ttft.p99, WithinRel(0.65131 - 0.05, 1e-12));   // B
+  CHECK_THAT(s.e2e.p50, WithinRel(0.65131, 1e-12));           // A's last token came with B's first
+  CHECK_THAT(s.tpot.p50, WithinRel(0.11, 1e-12));                // B
+  CHECK_THAT(s.tpot.p99, WithinRel((0.65131 - 0.2) / 2, 1e-12));  // A
+  // The same two under prefill first: B's 1,000-token prompt runs whole, A's decodes wait behind it.
+  const serving::Served whole = serving::serve(load, cost, {}, {});
+  CHECK(whole.prefill_iterations == 2);
+}
+
+TEST_CASE("chunked prefill needs a budget of at least one token a sequence, as vLLM asks") {
+  serving::Scheduler chunked;
+  chunked.batching = serving::Batching::Chunked;
+  chunked.max_batched_tokens = 100;
+  serving::StepCost cost = constant_cost(1000);
+  cost.chunk = [](std::int64_t, double) { return 1.0; };
+  CHECK_THROWS_WITH(serving::serve({{0.0, 10, 3}}, cost, chunked, {}), Catch::Contains("at least as many batched tokens"));
+}
+
+TEST_CASE("replicas, worked by hand: round robin sends a request behind a long one, least outstanding does not") {
+  // One sequence at a time per replica; a prefill 1 s, a decode step 0.1 s. r0 at 0 runs 100 tokens
+  // (until 10.9); r1 at 0.5, r2 at 3, r3 at 4.5 want one token each.
+  serving::Scheduler one_slot;
+  one_slot.max_num_seqs = 1;
+  const std::vector<serving::Request> load{{0.0, 10, 100}, {0.5, 10, 1}, {3.0, 10, 1}, {4.5, 10, 1}};
+  const auto served = [&](serving::Router router) { return serving::serve(load, constant_cost(1 << 20), one_slot, {}, {2, router}); };
+  // Round robin: r0, r2 on one replica, r1, r3 on the other. r2 waits for r0: its token at 11.9 (8.9 s).
+  // Latencies 10.9, 1, 8.9, 1.
+  const serving::Served rr = served(serving::Router::RoundRobin);
+  CHECK_THAT(rr.e2e.mean, WithinRel((10.9 + 1 + 8.9 + 1) / 4, 1e-12));
+  CHECK_THAT(rr.makespan_s, WithinRel(11.9, 1e-12));
+  // Least outstanding: r1, r2, r3 all go to the idle replica (r1 finished at 1.5, r2 at 4); each waits for nothing.
+  const serving::Served lo = served(serving::Router::LeastOutstanding);
+  CHECK_THAT(lo.e2e.mean, WithinRel((10.9 + 1 + 1 + 1) / 4, 1e-12));
+  CHECK_THAT(lo.makespan_s, WithinRel(10.9, 1e-12));
+  // One replica busy 10.9 s, the other 3 s, over a makespan of 10.9 s.
+  CHECK_THAT(lo.utilisation, WithinRel((10.9 + 3) / (2 * 10.9), 1e-12));
+}
+
+TEST_CASE("bursty arrivals: gamma gaps keep the rate, their squared coefficient of variation is 1 / burstiness") {
+  for (const double burstiness : {0.25, 1.0, 4.0}) {
+    CAPTURE(burstiness);
+    serving::Load load;
+    load.rate = 10.0;
+    load.duration_s = 20000.0;
+    load.burstiness = burstiness;
+    const auto requests = serving::requests(load);
+    double sum = 0.0, squares = 0.0;
+    for (std::size_t i = 1; i < requests.size(); ++i) {
+      const double gap = requests[i].arrival_s - requests[i - 1].arrival_s;
+      sum += gap;
+      squares += gap * gap;
+    }
+    const double n = static_cast<double>(requests.size() - 1), mean = sum / n;
+    CHECK_THAT(mean, WithinRel(0.1, 0.02));
+    CHECK_THAT((squares / n - mean * mean) / (mean * mean), WithinRel(1.0 / burstiness, 0.05));
+  }
+  serving::Load bad;
+  bad.burstiness = 0.0;
+  CHECK_THROWS_WITH(serving::requests(bad), Catch::Contains("burstiness"));
+}
+
+TEST_CASE("a trace replays as it is, and lengths sampled from a list take only its values") {
+  serving::Load load;
+  load.trace = {{0.0, 5, 2}, {0.5, 7, 3}, {0.5, 9, 1}};
+  CHECK(serving::requests(load).size() == 3);
+  CHECK(serving::requests(load)[1].prompt == 7);
+  load.trace = {{1.0, 5, 2}, {0.5, 7, 3}};
+  CHECK_THROWS_WITH(serving::requests(load), Catch::Contains("in order"));
+
+  serving::Load sampled;
+  sampled.rate = 50.0;
+  sampled.prompt.samples = {3, 300, 3000};
+  const auto requests = serving::requests(sampled);
+  std::set<std::int64_t> seen;
+  for (const auto& r : requests) seen.insert(r.prompt);
+  CHECK(seen == std::set<std::int64_t>{3, 300, 3000});
+  CHECK(serving::mean_tokens(sampled.prompt) == 1101);
 }
 
 TEST_CASE("static batching of requests that arrive together is --prompt/--generate at that batch") {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs both fuzz targets from the build folder (build-fuzz/fuzz), one process each, and keeps the
 # corpora, logs and any crash artifacts there, out of the source tree.
-#   sh build-fuzz/fuzz/run.sh [SECONDS_PER_TARGET] [net|hw|onnx|calibrate ...]   (default 330 s each, net and hw)
+#   sh build-fuzz/fuzz/run.sh [SECONDS_PER_TARGET] [net|hw|onnx|calibrate|trace ...]   (default 330 s each, net and hw)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 dicts="@CMAKE_CURRENT_SOURCE_DIR@"

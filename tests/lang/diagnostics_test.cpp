@@ -67,11 +67,11 @@ TEST_CASE("a diagnostic renders its severity, then its ID at the end of the mess
 }
 
 namespace {
-// `<where>-<kind>`: where is file, net, hw or onnx; then lower-case words joined by single hyphens.
+// `<where>-<kind>`: where is file, net, hw, onnx or trace; then lower-case words joined by single hyphens.
 // (Written out rather than with std::regex, whose GCC 12 headers warn under the ASan build.)
 bool kebab_under_front_end(std::string_view id) {
   bool known = false;
-  for (const std::string_view where : {"file-", "net-", "hw-", "onnx-"}) known = known || id.starts_with(where);
+  for (const std::string_view where : {"file-", "net-", "hw-", "onnx-", "trace-"}) known = known || id.starts_with(where);
   if (!known || id.ends_with('-')) return false;
   for (std::size_t i = 0; i < id.size(); ++i)
     if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] == '-' && i > 0 && id[i - 1] != '-'))) return false;
