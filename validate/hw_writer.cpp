@@ -121,6 +121,7 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     if (a.l2_bandwidth) w.figure("l2.bandwidth", a.l2_bandwidth->value, a.l2_bandwidth->source, format_bandwidth);
   }
   if (d.launch_overhead) w.figure("launch_overhead", d.launch_overhead->value, d.launch_overhead->source, format_seconds);
+  if (d.price) w.figure("price", number(d.price->value) + " USD/h", d.price->source);
   for (const auto& [name, link] : d.links) {
     if (!w.usable("link." + name + ".bandwidth", link.bandwidth.value)) continue;   // a link needs its bandwidth
     w.figure("link." + name + ".bandwidth", format_bandwidth(link.bandwidth.value), link.bandwidth.source);

@@ -17,7 +17,7 @@ namespace {
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
-    "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, arch.family, arch.units, arch.clock, arch.matrix_clock, "
+    "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, price, arch.family, arch.units, arch.clock, arch.matrix_clock, "
     "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, arch.threads, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
@@ -26,7 +26,7 @@ constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
-                                "l2.size", "l2.bandwidth", "launch_overhead", "arch.family", "arch.units", "arch.clock",
+                                "l2.size", "l2.bandwidth", "launch_overhead", "price", "arch.family", "arch.units", "arch.clock",
                                 "arch.matrix_clock", "arch.shared_memory", "arch.registers", "arch.threads", "system.count", "system.interconnect", "system.node_size",
                                 "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
                                 "allocator.mmap_threshold"};
@@ -158,6 +158,7 @@ class Checker {
     if (head == "l2" && n == 2 && parts[1] == "bandwidth") return assign(arch().l2_bandwidth, entry, Dimension::Bandwidth, &entry);
     if (head == "arch" && arch_key(entry, parts)) return;
     if (head == "launch_overhead" && n == 1) return assign(device_.launch_overhead, entry, Dimension::Time);
+    if (head == "price" && n == 1) return assign(device_.price, entry, Dimension::Price);
     if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency" || parts[2] == "efficiency"))
       return link(entry, parts);
     if (head == "ppp" && (n == 3 || n == 4)) return ppp(entry, parts);

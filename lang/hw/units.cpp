@@ -58,6 +58,7 @@ std::optional<Unit> parse_unit(std::string_view text) {
   if (auto f = with_base(text, "Hz", kDecimal)) return Unit{Dimension::Frequency, *f};
   for (const std::string_view base : {"FLOP/clk", "OP/clk", "B/clk"})
     if (text == base) return Unit{Dimension::PerClock, 1.0};
+  if (text == "USD/h") return Unit{Dimension::Price, 1.0};
   return std::nullopt;
 }
 
@@ -71,6 +72,7 @@ std::string_view dimension_noun(Dimension d) {
     case Dimension::Fraction: return "a fraction";
     case Dimension::Frequency: return "a frequency";
     case Dimension::PerClock: return "work per clock";
+    case Dimension::Price: return "a price";
   }
   return "a value";
 }
@@ -85,6 +87,7 @@ std::string_view dimension_example(Dimension d) {
     case Dimension::Fraction: return "0.7' or '70 %";
     case Dimension::Frequency: return "1.41 GHz";
     case Dimension::PerClock: return "2048 FLOP/clk";
+    case Dimension::Price: return "2.99 USD/h";
   }
   return "";
 }
@@ -94,7 +97,8 @@ std::string suggest_unit(std::string_view text) {
   const std::pair<std::string_view, std::string_view> rewrites[] = {
       {"FLOPS", "FLOP/s"}, {"Flops", "FLOP/s"}, {"flops", "FLOP/s"}, {"FLOP", "FLOP/s"}, {"TOPS", "TOP/s"},
       {"OPS", "OP/s"},     {"Bps", "B/s"},      {"B/sec", "B/s"},   {"sec", "s"},       {"usec", "us"},
-      {"msec", "ms"},      {"nsec", "ns"}};
+      {"msec", "ms"},      {"nsec", "ns"},    {"$/h", "USD/h"},  {"$/hr", "USD/h"},  {"USD/hr", "USD/h"},
+      {"USD/hour", "USD/h"}};
   for (const auto& [wrong, right] : rewrites) {
     if (text.size() >= wrong.size() && text.substr(text.size() - wrong.size()) == wrong) {
       std::string candidate(text.substr(0, text.size() - wrong.size()));

@@ -1,5 +1,5 @@
 // Units of `.hw` figures: what `TFLOP/s`, `GiB`, `us` or `%` mean, as a dimension and a factor to
-// SI base units (FLOP/s, B/s, B, s, plain fraction). No Spirit here: the grammar keeps the unit as
+// SI base units (FLOP/s, B/s, B, s, plain fraction, USD/h). No Spirit here: the grammar keeps the unit as
 // text and the checks ask this file what it means.
 #pragma once
 
@@ -18,6 +18,7 @@ enum class Dimension {
   Fraction,   // no unit, or %
   Frequency,  // Hz
   PerClock,   // FLOP (or B) per clock cycle: a microarchitecture's work per unit per clock
+  Price,      // US dollars per hour: what renting one device costs
 };
 
 struct Unit {

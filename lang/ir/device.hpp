@@ -108,6 +108,7 @@ struct Device {
   std::optional<Figure> l2_size;             // B
   std::optional<Microarchitecture> arch;     // `arch.*` keys; absent: the flat PALEO model only
   std::optional<Figure> launch_overhead;     // s per kernel
+  std::optional<Figure> price;               // USD per hour to rent one device (of a system: each of its devices)
   std::map<std::string, Link> links;         // "pcie", "nvlink", "ethernet", "infiniband", ...
   // Calibrated or default PPP. Key pass absent = applies to both passes.
   std::map<std::pair<OpClass, std::optional<Pass>>, Efficiency> ppp;

@@ -58,7 +58,7 @@ std::vector<const Figure*> all_figures(const Device& d) {
   std::vector<const Figure*> out;
   for (const auto* map : {&d.vector_peak, &d.matrix_peak, &d.measured_peak})
     for (const auto& [p, f] : *map) out.push_back(&f);
-  for (const auto* f : {&d.memory_size, &d.memory_bandwidth, &d.l2_size, &d.launch_overhead, &d.measured_bandwidth})
+  for (const auto* f : {&d.memory_size, &d.memory_bandwidth, &d.l2_size, &d.launch_overhead, &d.measured_bandwidth, &d.price})
     if (*f) out.push_back(&**f);
   for (const auto& [name, link] : d.links) {
     out.push_back(&link.bandwidth);
@@ -263,4 +263,17 @@ TEST_CASE("every device's microarchitecture facts multiply out to its stated pea
   }
   CHECK(devices >= 27);
   CHECK(checked >= 100);
+}
+
+TEST_CASE("catalogue prices are the per-GPU rates of the instance prices their sources quote") {
+  // AWS EC2 Capacity Blocks (US East, rates until 2025-01-01): an 8-GPU instance's hourly price / 8.
+  const std::vector<std::tuple<std::string, double>> instances{
+      {"h100-sxm5", 39.33}, {"dgx-h100", 39.33}, {"h200-sxm", 43.26}, {"a100-sxm4-40gb", 14.75}, {"dgx-a100-40gb", 14.75}};
+  for (const auto& [id, instance] : instances) {
+    CAPTURE(id);
+    const Device d = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/" + id + ".hw");
+    REQUIRE(d.price);
+    CHECK_THAT(d.price->value * 8, Catch::Matchers::WithinRel(instance, 0.001));
+    CHECK_THAT(d.price->source, Catch::Contains(std::to_string(instance).substr(0, 5) + " USD/h for 8 GPUs"));
+  }
 }

@@ -49,6 +49,7 @@ TEST_CASE("units convert to SI base units") {
       {"us", Dimension::Time, 1e-6},
       {"ns", Dimension::Time, 1e-9},
       {"%", Dimension::Fraction, 0.01},
+      {"USD/h", Dimension::Price, 1.0},
   }));
   CAPTURE(unit);
   const auto parsed = parse_unit(unit);
@@ -58,7 +59,7 @@ TEST_CASE("units convert to SI base units") {
 }
 
 TEST_CASE("units that are not units are refused") {
-  const std::string unit = GENERATE("TFLOPS", "GBps", "gb/s", "Kib", "ks", "GFLOPS", "x", "KB");
+  const std::string unit = GENERATE("TFLOPS", "GBps", "gb/s", "Kib", "ks", "GFLOPS", "x", "KB", "USD", "kUSD/h");
   CAPTURE(unit);
   CHECK_FALSE(parse_unit(unit));
 }
@@ -69,6 +70,7 @@ TEST_CASE("figures in a .hw file arrive in SI base units") {
              Catch::Matchers::WithinRel(1.555e12, 1e-12));
   CHECK_THAT(figure("launch_overhead = 5 us", [](const auto& d) { return d.launch_overhead->value; }),
              Catch::Matchers::WithinRel(5e-6, 1e-12));
+  CHECK(figure("price = 2.5 USD/h source \"an offer\"", [](const auto& d) { return d.price->value; }) == 2.5);
   CHECK_THAT(figure("ppp.matmul.compute = 70 %",
                     [](const auto& d) { return d.ppp.at({ridge::ir::OpClass::MatMul, std::nullopt}).compute->value; }),
              Catch::Matchers::WithinRel(0.7, 1e-12));

@@ -24,6 +24,7 @@ ir::Device calibrated_device() {
   d.memory_bandwidth = ir::Figure{21.3e9, "measured by calibrate"};
   d.l2_size = ir::Figure{2.0 * 1024 * 1024, "lscpu"};
   d.launch_overhead = ir::Figure{7.25e-6, "fitted"};
+  d.price = ir::Figure{4.916, "an offer"};
   d.links["pcie"] = {ir::Figure{32e9, "PCIe 4"}, ir::Figure{1e-6, "assumed"}, std::nullopt};
   d.ppp[{ir::OpClass::MatMul, ir::Pass::Forward}] = {ir::Figure{0.61234, "fit"}, ir::Figure{0.5, "fit"}};
   d.ppp[{ir::OpClass::Elementwise, std::nullopt}] = {std::nullopt, ir::Figure{1.0, "fit"}};
@@ -58,6 +59,9 @@ TEST_CASE("a written .hw parses back to the same device") {
   CHECK_THAT(back.memory_bandwidth->value, WithinRel(21.3e9, 1e-9));
   CHECK_THAT(back.l2_size->value, WithinRel(d.l2_size->value, 1e-9));
   CHECK_THAT(back.launch_overhead->value, WithinRel(7.25e-6, 1e-9));
+  REQUIRE(back.price);
+  CHECK(back.price->value == 4.916);   // the rent survives calibration
+  CHECK(back.price->source == "an offer");
   CHECK_THAT(back.links.at("pcie").bandwidth.value, WithinRel(32e9, 1e-9));
   CHECK_THAT(back.links.at("pcie").latency->value, WithinRel(1e-6, 1e-9));
   const auto& mm = back.ppp.at({ir::OpClass::MatMul, ir::Pass::Forward});
