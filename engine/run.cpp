@@ -84,6 +84,13 @@ Results run(const Plan& p) {
     return out;
   }
 
+  if (p.serving && p.serving_search) {
+    if (p.precisions.size() != 1) throw std::invalid_argument("a deployment search takes one dtype");
+    serving::SearchResult found = serving::search(p.network_at, p.devices, options_at(p.precisions.front(), 1), *p.serving, *p.serving_search);
+    for (serving::Candidate& c : found.candidates) out.serving.push_back(std::move(c.run));
+    out.serving_search = std::move(found);
+    return out;
+  }
   if (p.serving) {
     for (std::size_t i = 0; i < p.devices.size(); ++i)
       for (const ir::Precision precision : p.precisions)

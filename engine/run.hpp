@@ -11,6 +11,7 @@
 #include "engine/explain.hpp"
 #include "engine/generation.hpp"
 #include "engine/serving/deployment.hpp"
+#include "engine/serving/search.hpp"
 #include "engine/measured.hpp"
 #include "engine/parallel/plan.hpp"
 #include "engine/parallel/schedule.hpp"
@@ -83,6 +84,8 @@ struct Plan {
   // A deployment under a request load (simulate --serve): served on every device and precision, with
   // network_at's phases (one row each in the `serving` table).
   std::optional<serving::Deployment> serving;
+  // With serving: search deployments of it over this space (simulate --serve --search), one precision.
+  std::optional<serving::SearchSpace> serving_search;
   // A layer to explain (simulate --explain): its derivation on every device, precision and batch.
   std::string explain;
   std::optional<ParallelRun> parallel;
@@ -96,7 +99,8 @@ struct Results {
   std::vector<Report> reports;               // the network's: devices x precisions x batches, in that order
   std::vector<Report> correlated;            // the further networks' at the same points
   std::vector<Generation> generations;       // devices x precisions x batches (prompt > 0)
-  std::vector<serving::DeploymentRun> serving;   // devices x precisions (Plan::serving)
+  std::vector<serving::DeploymentRun> serving;   // devices x precisions (Plan::serving); a search's candidates, best first
+  std::optional<serving::SearchResult> serving_search;   // Plan::serving_search's refusals and ranking (its runs are `serving`)
   std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
   std::optional<RankCorrelation> correlation;
   std::vector<Note> notes;                   // about the run as a whole

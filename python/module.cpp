@@ -219,7 +219,10 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("burstiness", &RunOptions::burstiness)
       .def_readwrite("requests", &RunOptions::requests)
       .def_readwrite("replicas", &RunOptions::replicas)
-      .def_readwrite("router", &RunOptions::router);
+      .def_readwrite("router", &RunOptions::router)
+      .def_readwrite("max_replicas", &RunOptions::max_replicas)
+      .def_readwrite("search_shard", &RunOptions::search_shard)
+      .def_readwrite("search_shards", &RunOptions::search_shards);
   // The engine runs without the GIL: other Python threads go on meanwhile.
   m.def("run", &run, py::arg("network"), py::arg("devices"), py::arg("correlate"), py::arg("args"),
         py::call_guard<py::gil_scoped_release>());

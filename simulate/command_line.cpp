@@ -59,6 +59,8 @@ void add_options(CLI::App& app, CommandLine& c) {
       ->check(CLI::Range(1, 1 << 24));
   app.add_option("--replicas", r.replicas, "--serve: replicas of the model, each on --tensor-parallel x --pipeline-parallel devices")
       ->check(CLI::Range(1, 4096));
+  app.add_option("--max-replicas", r.max_replicas, "--serve --search: the most replicas a deployment may have (default 16)")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--router", r.router, "--serve: how requests reach replicas: round-robin (default) or least-outstanding")
       ->check(CLI::IsMember({"round-robin", "least-outstanding"}));
   app.add_option("--dim", c.dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
@@ -93,7 +95,8 @@ void add_options(CLI::App& app, CommandLine& c) {
   app.add_flag("--sequence-parallel", r.sequence_parallel, "Megatron sequence parallelism beside tensor parallelism");
   app.add_option("--zero", r.zero, "ZeRO stage: 0 none, 1 optimizer states, 2 + gradients, 3 + weights sharded over D")
       ->check(CLI::Range(0, 3));
-  app.add_flag("--search", r.search, "try every strategy of --devices devices (default: the .hw's system.count) that fits");
+  app.add_flag("--search", r.search, "try every strategy of --devices devices (default: the .hw's system.count) that fits; with --serve, "
+                                     "the cheapest deployment (replicas x TP x PP x --max-num-seqs x device file) meeting --slo-ttft/--slo-tpot");
   app.add_option("--top", r.top,
                  "with --search, the K fastest strategies (default 10); otherwise the table shows the K layers (or --depth "
                  "blocks) that take the most time, with their share of it")

@@ -309,7 +309,20 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
     d.scheduler.max_batched_tokens =
         o.max_batched_tokens > 0 ? o.max_batched_tokens : engine::serving::default_max_batched_tokens(d.scheduler.batching);
     d.replicas = {o.replicas, named(engine::serving::router_from_name(o.router), "--router", o.router, "round-robin or least-outstanding")};
-    d.parallel = inference_parallel(o, "--serve deployments");
+    if (o.search) {
+      // The cheapest deployment: T (unless given), P (given or 1), batch sizes and replicas searched.
+      if (o.replicas != 1) throw std::invalid_argument("--serve --search finds the replicas itself: give --max-replicas, not --replicas");
+      engine::serving::SearchSpace space;
+      if (o.tensor_parallel > 0) space.tensor = {o.tensor_parallel};
+      if (o.pipeline_parallel > 0) space.pipeline = {o.pipeline_parallel};
+      space.max_replicas = o.max_replicas;
+      space.shard = o.search_shard;
+      space.shards = o.search_shards;
+      plan.serving_search = space;
+    }
+    RunOptions one = o;
+    one.search = false;
+    d.parallel = inference_parallel(one, "--serve deployments");
     plan.serving = d;
     plan.network_at = std::move(in.network_at);
     return plan;

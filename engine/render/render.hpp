@@ -38,6 +38,8 @@ std::string table(const Comparison& comparison, PassView view = PassView::Train)
 // The inference phases of a decoder model: prefill, per-token decode, latency, KV cache, memory.
 std::string table(const Generation& generation);
 std::string table(const serving::DeploymentRun& run);   // --serve (engine/render/serving.cpp)
+// --serve --search: the candidates ranked (runs, best first), the refusals, then the best in full.
+std::string table(const serving::SearchResult& search, const std::vector<serving::DeploymentRun>& runs);
 
 // One layer's derivation (simulate --explain): counts, peak, each GEMM's kernel plan or PALEO's terms.
 std::string explain(const LayerExplanation& explanation);

@@ -244,6 +244,7 @@ const auto kServingColumns = std::array{
     Column<DeploymentRun>{"pipeline_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.pipeline); }},
     Column<DeploymentRun>{"replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.count); }},
     Column<DeploymentRun>{"router", [](const DeploymentRun& d) { return name(serving::router_name(d.deployment.replicas.router)); }},
+    Column<DeploymentRun>{"devices", [](const DeploymentRun& d) { return count(d.devices()); }},
     Column<DeploymentRun>{"arrivals", [](const DeploymentRun& d) { return name(serving::arrivals_name(d.deployment.load)); }},
     Column<DeploymentRun>{"rate", [](const DeploymentRun& d) { return Cell{d.deployment.load.rate}; }},
     Column<DeploymentRun>{"duration_s", [](const DeploymentRun& d) { return Cell{d.deployment.load.duration_s}; }},
@@ -285,6 +286,10 @@ const auto kServingColumns = std::array{
     Column<DeploymentRun>{"kv_peak", [](const DeploymentRun& d) { return Cell{d.served.kv_peak}; }},
     Column<DeploymentRun>{"kv_mean", [](const DeploymentRun& d) { return Cell{d.served.kv_mean}; }},
     Column<DeploymentRun>{"utilisation", [](const DeploymentRun& d) { return Cell{d.served.utilisation}; }},
+    Column<DeploymentRun>{"price_per_hour", [](const DeploymentRun& d) { return maybe(d.price_per_hour()); }},
+    Column<DeploymentRun>{"meets_slo", [](const DeploymentRun& d) {
+      const bool goals = d.deployment.slo.ttft_s > 0 || d.deployment.slo.tpot_s > 0;
+      return goals ? Cell{d.meets_slo()} : Cell{}; }},
     Column<DeploymentRun>{"unloaded_ttft_s", [](const DeploymentRun& d) { return Cell{d.unloaded.prefill_s}; }},
     Column<DeploymentRun>{"unloaded_tpot_s", [](const DeploymentRun& d) { return Cell{d.unloaded.decode_per_token_s}; }},
 };

@@ -77,4 +77,52 @@ std::string table(const serving::DeploymentRun& run) {
   return out;
 }
 
+std::string table(const serving::SearchResult& search, const std::vector<serving::DeploymentRun>& runs) {
+  constexpr std::size_t kShown = 10;
+  std::string out;
+  if (runs.empty()) {
+    out = "Deployment search: no deployment could serve the load\n";
+  } else {
+    const serving::DeploymentRun& best = runs.front();
+    const serving::Deployment& d = best.deployment;
+    const Report& r = best.unloaded.prefill;
+    const auto goal = [](double s) { return s > 0 ? si(s, "s") : std::string("-"); };
+    out = "Deployment search (" + r.network + ", " + std::string(ir::precision_name(r.precision)) + "): " + arrivals(d.load) +
+          ", prompt " + lengths(d.load.prompt) + ", output " + lengths(d.load.output) + "; goals TTFT p99 " + goal(d.slo.ttft_s) +
+          ", TPOT p99 " + goal(d.slo.tpot_s) + "\n";
+    out += "  " + std::to_string(runs.size()) + " configurations, " + std::to_string(search.deployments_served) +
+           " deployments served; ranked by " + (search.by_price ? "price per hour" : "devices (not every device file gives a price)") + "\n\n";
+    std::vector<std::vector<std::string>> rows{
+        {"", "device", "replicas", "TP", "PP", "seqs", "GPUs", "USD/h", "TTFT p99", "TPOT p99", "goodput", "meets"}};
+    for (std::size_t i = 0; i < runs.size() && i < kShown; ++i) {
+      const serving::DeploymentRun& x = runs[i];
+      const auto price = x.price_per_hour();
+      rows.push_back({std::to_string(i + 1), x.unloaded.prefill.device.id,
+                      std::to_string(x.deployment.replicas.count), std::to_string(x.deployment.parallel.tensor),
+                      std::to_string(x.deployment.parallel.pipeline), std::to_string(x.deployment.scheduler.max_num_seqs),
+                      std::to_string(x.devices()), price ? fixed(*price, 2) : "-", si(x.served.ttft.p99, "s"), si(x.served.tpot.p99, "s"),
+                      fixed(x.served.goodput_requests_per_s, 2) + "/s", x.meets_slo() ? "yes" : "no"});
+    }
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (const auto& row : rows)
+      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        const bool left = c == 1;
+        const std::string pad(width[c] - row[c].size(), ' ');
+        line += " " + (left ? row[c] + pad : pad + row[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    if (runs.size() > kShown) out += "  ... " + std::to_string(runs.size() - kShown) + " more (--format json lists them all)\n";
+  }
+  for (const serving::Refusal& f : search.refused)
+    out += "  refused: " + f.device_id + " at tensor parallel " + std::to_string(f.tensor) + " x pipeline " +
+           std::to_string(f.pipeline) + ": " + f.reason + "\n";
+  if (!runs.empty()) out += "\nThe first in full:\n" + table(runs.front());
+  return out;
+}
+
 }  // namespace ridge::engine::render

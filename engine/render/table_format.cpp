@@ -32,7 +32,11 @@ Output table_format(const Results& results, const FormatOptions& o) {
   std::string text;
   if (results.parallel) text += table(*results.parallel);
   for (const Generation& g : results.generations) text += table(g);
-  for (const serving::DeploymentRun& d : results.serving) text += table(d);
+  if (results.serving_search) {
+    text += table(*results.serving_search, results.serving);
+  } else {
+    for (const serving::DeploymentRun& d : results.serving) text += table(d);
+  }
   if (!results.reports.empty()) text += reports_text(results, o);
   for (const ScalingReport& s : results.scalings) text += "\n" + table(s);
   if (results.correlation) text += "\n" + table(*results.correlation);

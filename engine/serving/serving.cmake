@@ -4,4 +4,5 @@ target_sources(ridge_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/serving.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_cost.cpp
   ${CMAKE_CURRENT_LIST_DIR}/deployment.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/search.cpp
 )

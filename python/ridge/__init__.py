@@ -162,12 +162,14 @@ class Table:
 class Result:
     """What one simulate() call computed. Tables (ridge.Table) are built when first read."""
 
-    def __init__(self, results):
+    def __init__(self, results, tables=None):
         self._results = results
-        self._tables = {}
+        self._tables = dict(tables or {})
 
     def _table(self, name):
         if name not in self._tables:
+            if self._results is None:
+                raise RidgeError(f"this result (a search run on an executor) holds only its tables: {sorted(self._tables)}")
             self._tables[name] = Table(self._results.table(name))
         return self._tables[name]
 
@@ -229,19 +231,26 @@ class Result:
             raise RidgeError(f"total(): this result holds {len(values)} simulations; use .totals[{column!r}]")
         return values[0]
 
+    def _whole_run(self):
+        if self._results is None:
+            raise RidgeError("this result (a search run on an executor) holds only its tables: use .serving")
+        return self._results
+
     def to_json(self):
         """The JSON document `simulate --format json` writes for the same run."""
-        return self._results.json()
+        return self._whole_run().json()
 
     def to_text(self):
         """What `simulate` prints for the same run (--format table): the report, the comparison, a
         parallel plan or, with explain=, the layer's derivation."""
-        return self._results.text()
+        return self._whole_run().text()
 
     def to_csv(self, table="layers"):
-        return self._results.csv(table)
+        return self._whole_run().csv(table)
 
     def __repr__(self):
+        if self._results is None:
+            return f"<ridge.Result: {len(self.serving)} deployment(s) searched on an executor>"
         if self._results.parallel:
             return "<ridge.Result: a parallel plan>"
         t = self.totals if self._results.run_count else self.generation
@@ -425,8 +434,8 @@ def _positive(keyword, value, what, optional=False):
 
 def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
           slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=None, tensor_parallel=None,
-          pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, link="",
-          kernel_model="micro", **parameters):
+          pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, search=False,
+          max_replicas=16, executor=None, shards=None, link="", kernel_model="micro", _shard=(0, 1), **parameters):
     """A decoder deployment (replicas x tensor_parallel x pipeline_parallel devices) under a request
     load, as `simulate NET HW --serve` runs it: arrivals at rate requests/s for duration seconds
     (Poisson, or gamma gaps of shape burstiness; seeded), or a CSV trace replayed (requests=PATH);
@@ -434,7 +443,26 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     vLLM's continuous batching with a paged KV cache (batching="chunked": chunked prefill, "static":
     batches of max_num_seqs, each after the last); replicas behind a router ("round-robin" or
     "least-outstanding"). The result's .serving row holds TTFT, TPOT and latency percentiles,
-    throughput, goodput within slo_ttft/slo_tpot (seconds), KV cache occupancy and utilisation."""
+    throughput, goodput within slo_ttft/slo_tpot (seconds), KV cache occupancy and utilisation;
+    device may be a list (one row each).
+
+    search=True finds the cheapest deployment that meets slo_ttft/slo_tpot (`simulate --serve
+    --search`): the .serving rows are the candidates, best first. executor= (any
+    concurrent.futures.Executor, a dask.distributed Client's included) runs that search in `shards`
+    pieces (default: 4 per device file), network and devices then given by name or path."""
+    devices = _as_list(device)
+    if executor is not None:
+        if not search:
+            raise RidgeError("executor= runs a deployment search: give search=True")
+        count = _whole_numbers("shards", shards, 1 << 16)[0] if shards is not None else 4 * len(devices)
+        asked = dict(locals())
+        kwargs = {k: asked[k] for k in ("rate", "duration", "prompt_tokens", "output_tokens", "seed", "slo_ttft", "slo_tpot",
+                                        "batching", "max_num_seqs", "max_batched_tokens", "tensor_parallel", "pipeline_parallel",
+                                        "router", "burstiness", "requests", "max_replicas", "link", "kernel_model")}
+        kwargs.update(parameters)
+        futures = [executor.submit(_serve_shard, network, devices, dtype, kwargs, k, count) for k in range(count)]
+        tables = [f.result() for f in futures]
+        return Result(None, tables={"serving": _ranked_deployments(tables, [_load_device(d).id for d in devices])})
     net = _load_network(network, **parameters)
     parallel = {"tensor_parallel": (tensor_parallel, 1 << 16), "pipeline_parallel": (pipeline_parallel, 1 << 16)}
     o = _options(1, dtype, "sgd", "none", None, None, None, link, "strong", False, None, True, kernel_model,
@@ -455,7 +483,34 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     o.burstiness = _positive("burstiness", burstiness, "a gamma shape")
     if requests is not None:
         o.requests = os.fspath(requests)
-    return Result(_ridge.run(net, [_load_device(device)], [], o))
+    if search:
+        o.search = True
+        o.max_replicas = _whole_numbers("max_replicas", max_replicas, 4096)[0]
+        o.search_shard, o.search_shards = _shard
+    return Result(_ridge.run(net, [_load_device(d) for d in devices], [], o))
+
+
+def _serve_shard(network, devices, dtype, kwargs, shard, shards):
+    """One shard of a deployment search, run where an executor puts it: the serving table's columns
+    and data (plain Python: it travels back to the caller)."""
+    return serve(network, devices, dtype, search=True, _shard=(shard, shards), **kwargs)._results.table("serving")
+
+
+def _ranked_deployments(tables, device_ids):
+    """The shards' candidates as one table, in the order of engine/serving/search.hpp's ranking: the
+    goals met first; then the price per hour where every candidate has one, else the devices; then
+    fewer devices, the lower TTFT p99, and the order of the search (device file, T, P, max_num_seqs)."""
+    columns = list(tables[0]["columns"])
+    rows = [dict(zip(columns, values)) for t in tables for values in zip(*t["data"])]
+    by_price = all(r["price_per_hour"] is not None for r in rows)
+    order = {d: i for i, d in reversed(list(enumerate(device_ids)))}
+
+    def key(r):
+        return (not r["meets_slo"], r["price_per_hour"] if by_price else r["devices"], r["devices"], r["ttft_p99_s"],
+                order.get(r["device_id"], len(device_ids)), r["tensor_parallel"], r["pipeline_parallel"], r["max_num_seqs"])
+
+    rows.sort(key=key)
+    return Table({"name": "serving", "columns": columns, "data": [[r[c] for r in rows] for c in columns]})
 
 
 def sweep(network, devices, batches=(1,), dtypes=("fp32",), layers=False, **options):

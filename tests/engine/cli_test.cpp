@@ -407,3 +407,31 @@ TEST_CASE("simulate's training set-up flags reach the report") {
   CHECK(t["hfu"].number > t["mfu"].number);
   CHECK(t["tokens_per_sample"].number == 1024);
 }
+
+TEST_CASE("simulate --serve --search names the cheapest deployment that meets the goals") {
+  const std::string args = "llama2_7b h100-sxm5 a100-sxm4-40gb --dtype bf16 --serve --search --rate 20 --duration 30 "
+                           "--output-tokens 64 --slo-ttft 0.3 --slo-tpot 0.02";
+  const Run r = simulate(args + " --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = ridge::testing::parse_json(r.out)["serving"].array;
+  REQUIRE(rows.size() == 6);
+  CHECK(rows.front()["meets_slo"].boolean);
+  CHECK(rows.front()["price_per_hour"].number <= rows.back()["price_per_hour"].number);
+  CHECK(rows.front()["price_per_hour"].number ==
+        Approx(rows.front()["devices"].number * (rows.front()["device_id"].string == "h100-sxm5" ? 4.916 : 1.844)));
+  const Run text = simulate(args);
+  CHECK_THAT(text.out, Catch::Contains("ranked by price per hour"));
+  CHECK_THAT(text.out, Catch::Contains("The first in full:"));
+  const Run no_goal = simulate("llama2_7b h100-sxm5 --serve --search");
+  CHECK(no_goal.status == 1);
+  CHECK_THAT(no_goal.err, Catch::Contains("needs a goal to meet"));
+  const Run replicas = simulate("llama2_7b h100-sxm5 --serve --search --replicas 2 --slo-ttft 1");
+  CHECK(replicas.status == 1);
+  CHECK_THAT(replicas.err, Catch::Contains("give --max-replicas"));
+  // A model no split of the file fits is refused with the reason, not an error of the whole search.
+  const Run big = simulate("llama2_70b h100-sxm5 dgx-h100 --dtype bf16 --serve --search --rate 2 --duration 10 --slo-ttft 2");
+  INFO(big.err);
+  REQUIRE(big.status == 0);
+  CHECK_THAT(big.out, Catch::Contains("refused: h100-sxm5 at tensor parallel 1 x pipeline 1: the weights"));
+}

@@ -1,6 +1,7 @@
 // The serving simulator (engine/serving/serving.hpp): vLLM's scheduler worked by hand on iteration
 // times given as constants, the load's arrivals, and the engine's own iteration times.
 #include "engine/serving/deployment.hpp"
+#include "engine/serving/search.hpp"
 #include "engine/serving/step_cost.hpp"
 #include "engine/serving/serving.hpp"
 #include "lang/parse.hpp"
@@ -317,4 +318,44 @@ TEST_CASE("static batching of requests that arrive together is --prompt/--genera
   const std::vector<serving::Request> twice(16, serving::Request{0.0, 128, 20});
   const serving::Served two = serving::serve(twice, serving::engine_step_cost(at, h100_sxm5, o, {}, 2048), batch_of_eight, {});
   CHECK_THAT(two.e2e.p99, WithinRel(2 * g.latency_s, 1e-9));
+}
+
+TEST_CASE("a deployment search finds the fewest replicas that meet the goals and ranks by price") {
+  const engine::NetworkAt at = llama2_7b_at();
+  const std::vector<ir::Device> devices{h100(), lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw")};
+  engine::Options o;
+  o.precision = ir::Precision::BF16;
+  serving::Deployment base;
+  base.load.rate = 20;
+  base.load.duration_s = 30;
+  base.load.output = {64, 64};
+  base.slo = {.ttft_s = 0.3, .tpot_s = 0.02};
+  const serving::SearchResult found = serving::search(at, devices, o, base, {});
+  REQUIRE(found.by_price);
+  REQUIRE(found.candidates.size() == 6);   // 2 device files x 1 split (one GPU each) x 3 batch sizes
+  for (std::size_t i = 0; i < found.candidates.size(); ++i) {
+    const serving::DeploymentRun& run = found.candidates[i].run;
+    CAPTURE(i, run.deployment.replicas.count, run.deployment.scheduler.max_num_seqs);
+    REQUIRE(run.meets_slo());
+    CHECK_THAT(*run.price_per_hour(), WithinRel(static_cast<double>(run.deployment.replicas.count) *
+                                                    devices[found.candidates[i].device].price->value, 1e-12));
+    if (i > 0) CHECK(*found.candidates[i - 1].run.price_per_hour() <= *run.price_per_hour());
+    // The fewest: one replica fewer misses a goal.
+    REQUIRE(run.deployment.replicas.count > 1);
+    serving::Deployment fewer = run.deployment;
+    --fewer.replicas.count;
+    CHECK_FALSE(serving::serve(at, devices[found.candidates[i].device], o, fewer).meets_slo());
+  }
+  // A device file without a price ranks by devices instead.
+  const std::vector<ir::Device> unpriced{h100(), lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-pcie.hw")};
+  serving::SearchSpace one_size;
+  one_size.max_num_seqs = {256};
+  const serving::SearchResult by_devices = serving::search(at, unpriced, o, base, one_size);
+  CHECK_FALSE(by_devices.by_price);
+  REQUIRE(by_devices.candidates.size() == 2);
+  CHECK(by_devices.candidates[0].run.devices() <= by_devices.candidates[1].run.devices());
+  // Nothing to meet is an error, as is a model no split fits (refused, with the reason).
+  serving::Deployment no_goal = base;
+  no_goal.slo = {};
+  CHECK_THROWS_WITH(serving::search(at, devices, o, no_goal, {}), Catch::Contains("needs a goal"));
 }
