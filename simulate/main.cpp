@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
     simulate::check(line.run);
     const Paths paths = resolve_paths(line);
     std::vector<std::string> free_nodes;   // .onnx nodes counted as free (--allow-unknown)
-    const engine::Plan plan = simulate::plan_run(load_inputs(line, paths, free_nodes), line.run);
+    engine::Plan plan = simulate::plan_run(load_inputs(line, paths, free_nodes), line.run);
+    // A deployment's figures need its every iteration, which a run keeps only when asked.
+    if (plan.serving) plan.serving->record = !line.report.svg.empty() || !line.report.trace.empty();
     // Every line on standard error is a Note, printed one way (engine/note.hpp).
     std::vector<engine::Note> imported;
     for (const std::string& node : free_nodes)

@@ -2,6 +2,7 @@
 #include "simulate/run_options.hpp"
 
 #include "engine/render/pipeline_trace.hpp"
+#include "engine/render/serving_figures.hpp"
 #include "engine/render/svg_plots.hpp"
 #include "engine/render/svg_roofline.hpp"
 #include "engine/render/trace.hpp"
@@ -50,6 +51,16 @@ Figures figures(const ReportOptions& o, const Results& results, const std::vecto
   Figures out;
   const std::vector<Report>& reports = results.reports;
   const bool correlate = results.correlation.has_value();
+  if (!results.serving.empty()) {
+    // A deployment's run: its KV cache and sequences over time, and its iterations as a trace.
+    const serving::DeploymentRun& run = results.serving.front();
+    if (!o.svg.empty()) out.files.emplace_back(o.svg, render::serving_svg(run));
+    if (!o.trace.empty()) out.files.emplace_back(o.trace, render::serving_trace(run));
+    if (results.serving.size() > 1 && (!o.svg.empty() || !o.trace.empty()))
+      out.notes.push_back(note("serving-figures-first-only", std::string(results.serving_search ? "the search's best" : "the first device and dtype") +
+                                                               " only: --svg and --trace draw one deployment"));
+    return out;
+  }
   if (results.parallel) {
     if (!o.trace.empty()) {
       if (results.parallel->strategies.empty()) throw std::invalid_argument("--trace: no strategy fits, so there is no step to draw");

@@ -44,7 +44,7 @@ DeploymentRun serve(const Prepared& prepared, const Deployment& d) {
   run.deployment = d;
   run.unloaded = prepared.unloaded;
   run.price_per_device_hour = prepared.price_per_device_hour;
-  run.served = serve(prepared.requests, prepared.cost, d.scheduler, d.slo, d.replicas);
+  run.served = serve(prepared.requests, prepared.cost, d.scheduler, d.slo, d.replicas, d.record);
   return run;
 }
 

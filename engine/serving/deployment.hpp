@@ -18,6 +18,7 @@ struct Deployment {
   Replicas replicas;
   GenerationParallel parallel;   // each replica's
   double memory_fraction = 0.9;  // vLLM's gpu_memory_utilization
+  bool record = false;           // keep every iteration (Served::timeline), for --svg and --trace
 };
 
 struct DeploymentRun {

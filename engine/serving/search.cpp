@@ -40,6 +40,7 @@ SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& 
       for (const int pipeline : space.pipeline) {
         if (ordinal++ % space.shards != space.shard) continue;
         Deployment d = base;
+        d.record = false;   // the best alone is served again with its iterations kept
         d.parallel.tensor = tensor;
         d.parallel.pipeline = pipeline;
         d.replicas.count = 1;
@@ -87,6 +88,11 @@ SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& 
     if (x.devices() != y.devices()) return x.devices() < y.devices();
     return x.served.ttft.p99 < y.served.ttft.p99;
   });
+  if (base.record && !result.candidates.empty()) {
+    Candidate& best = result.candidates.front();
+    best.run.deployment.record = true;
+    best.run = serve(network_at, devices[best.device], options, best.run.deployment);
+  }
   return result;
 }
 

@@ -52,6 +52,7 @@ struct SearchResult {
   bool by_price = false;               // ranked by price (every candidate has one), else by devices
 };
 
+// With base.record, the best deployment keeps its iterations (Served::timeline) for the figures.
 // Throws SimulationError where no goal is given (nothing to meet) or the space is out of range.
 SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& devices, const Options& options,
                     const Deployment& base, const SearchSpace& space);

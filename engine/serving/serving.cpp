@@ -145,6 +145,9 @@ class Simulation {
         first_(requests.size(), -1.0), finish_(requests.size(), -1.0) {}
 
   std::int64_t capacity() const { return capacity_; }
+  // The last iteration planned: its prompt tokens and its decoding sequences.
+  std::int64_t prefill_tokens() const { return prefill_tokens_; }
+  std::int64_t decodes() const { return decodes_; }
   double first(std::size_t i) const { return first_[i]; }
   double finish(std::size_t i) const { return finish_[i]; }
 
@@ -171,6 +174,7 @@ class Simulation {
 
   // Plans `r`'s next iteration: which sequences run how many tokens, their KV blocks, and its time.
   double iterate(Replica& r, Served& out) {
+    prefill_tokens_ = decodes_ = 0;
     switch (s_.batching) {
       case Batching::Static: return static_iteration(r, out);
       case Batching::Chunked: return chunked_iteration(r, out);
@@ -236,6 +240,7 @@ class Simulation {
   }
 
   double decode_all(Replica& r, std::int64_t sequences) {
+    decodes_ = sequences;
     double context = 0.0;
     for (const std::size_t j : r.running) context += static_cast<double>(cached_[j]);
     const double dt = cost_.decode(sequences, context / static_cast<double>(r.running.size()));
@@ -258,6 +263,7 @@ class Simulation {
     }
     if (sequences > 0) {
       ++out.prefill_iterations;
+      prefill_tokens_ = tokens;
       return cost_.prefill(sequences, std::max<std::int64_t>(1, (tokens + sequences - 1) / sequences));
     }
     make_room(r, out);
@@ -285,6 +291,7 @@ class Simulation {
       r.static_size = static_cast<std::int64_t>(batch.size());
       for (const std::size_t i : batch) run(r, i, pending(i));
       ++out.prefill_iterations;
+      prefill_tokens_ = tokens;
       return cost_.prefill(r.static_size, std::max<std::int64_t>(1, (tokens + r.static_size - 1) / r.static_size));
     }
     return decode_all(r, r.static_size);
@@ -321,6 +328,8 @@ class Simulation {
       admit(r);
       chunk(i);
     }
+    prefill_tokens_ = chunk_tokens;
+    decodes_ = decodes;
     if (chunk_tokens == 0) {
       if (decodes == 0) throw SimulationError("internal: a chunked iteration with nothing to run");
       return cost_.decode(decodes, context / static_cast<double>(decodes));
@@ -337,11 +346,13 @@ class Simulation {
   const std::int64_t capacity_;   // blocks, per replica
   std::vector<std::int64_t> cached_, generated_, held_;
   std::vector<double> first_, finish_;
+  std::int64_t prefill_tokens_ = 0, decodes_ = 0;
 };
 
 }  // namespace
 
-Served serve(const std::vector<Request>& requests, const StepCost& cost, const Scheduler& s, const Slo& slo, const Replicas& replicas) {
+Served serve(const std::vector<Request>& requests, const StepCost& cost, const Scheduler& s, const Slo& slo, const Replicas& replicas,
+             bool record) {
   if (s.max_num_seqs < 1 || s.max_batched_tokens < 1 || s.block_size < 1)
     throw SimulationError("the scheduler's sequences, batched tokens and block size must each be 1 or more");
   if (s.batching == Batching::Chunked && s.max_batched_tokens < s.max_num_seqs)
@@ -386,6 +397,9 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
     const double dt = sim.iterate(*r, out);
     if (!(dt > 0.0) || !std::isfinite(dt)) throw SimulationError("an iteration's time is not a positive number");
     const double occupancy = static_cast<double>(r->used) / static_cast<double>(capacity);
+    if (record)
+      out.timeline.push_back({static_cast<int>(r - fleet.data()), r->clock, dt, sim.prefill_tokens(), sim.decodes(),
+                              static_cast<std::int64_t>(r->running.size()), static_cast<std::int64_t>(r->waiting.size()), occupancy});
     r->kv_area += dt * occupancy;
     r->kv_peak = std::max(r->kv_peak, occupancy);
     r->busy_s += dt;

@@ -135,6 +135,16 @@ struct Percentiles {
   double mean = 0.0, p50 = 0.0, p90 = 0.0, p99 = 0.0;
 };
 
+// One iteration of one replica, for the figures and the trace (serve(..., record = true)).
+struct Iteration {
+  int replica = 0;
+  double start_s = 0.0, duration_s = 0.0;
+  std::int64_t prefill_tokens = 0;   // prompt tokens (whole prompts, or chunks)
+  std::int64_t decodes = 0;          // sequences decoding one token (a static batch's padding included)
+  std::int64_t running = 0, waiting = 0;   // the replica's sequences admitted, and waiting, as it runs
+  double kv_occupancy = 0.0;         // the replica's KV cache blocks in use over its capacity
+};
+
 struct Served {
   std::int64_t requests = 0;
   std::int64_t completed = 0;             // every request runs to its last token (the run drains)
@@ -150,12 +160,13 @@ struct Served {
   double kv_peak = 0.0, kv_mean = 0.0;    // KV cache occupancy: used over capacity
   std::int64_t kv_capacity_tokens = 0;    // one replica's
   double utilisation = 0.0;               // replicas' busy time over replicas x makespan
+  std::vector<Iteration> timeline;        // every iteration, in the order they start (when recorded)
 };
 
 // Serves `requests` (in arrival order) on `replicas`. Throws SimulationError for a request that cannot
 // fit the KV cache alone, a scheduler or replica count out of range, or a run beyond kMaxIterations.
 Served serve(const std::vector<Request>& requests, const StepCost& cost, const Scheduler& scheduler, const Slo& slo,
-             const Replicas& replicas = {});
+             const Replicas& replicas = {}, bool record = false);
 inline constexpr std::int64_t kMaxReplicas = 4096;
 inline constexpr std::int64_t kMaxIterations = 50'000'000;
 

@@ -435,3 +435,29 @@ TEST_CASE("simulate --serve --search names the cheapest deployment that meets th
   REQUIRE(big.status == 0);
   CHECK_THAT(big.out, Catch::Contains("refused: h100-sxm5 at tensor parallel 1 x pipeline 1: the weights"));
 }
+
+TEST_CASE("simulate --serve --svg and --trace draw the deployment's KV cache and iterations") {
+  const fs::path svg = dir() / "serve.svg", trace = dir() / "serve.json";
+  const Run r = simulate("llama2_7b h100-sxm5 --dtype bf16 --serve --rate 4 --duration 10 --replicas 2 --batching chunked --svg '" +
+                         svg.string() + "' --trace '" + trace.string() + "' --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto row = ridge::testing::parse_json(r.out)["serving"].array.at(0);
+  const auto events = ridge::testing::parse_json(slurp(trace))["traceEvents"].array;
+  std::size_t slices = 0, counters = 0;
+  double busy = 0.0;
+  for (const auto& e : events) {
+    if (e["ph"].string == "X") {
+      ++slices;
+      busy += e["dur"].number;
+    }
+    if (e["ph"].string == "C") ++counters;
+  }
+  CHECK(slices == static_cast<std::size_t>(row["iterations"].number));   // one slice per iteration
+  CHECK(counters == 2 * slices);                                           // KV cache and sequences
+  // The slices' time is the replicas' busy time: utilisation x replicas x makespan.
+  CHECK_THAT(busy / 1e6, Catch::Matchers::WithinRel(row["utilisation"].number * 2 * row["makespan_s"].number, 1e-6));
+  const std::string picture = slurp(svg);
+  CHECK_THAT(picture, Catch::StartsWith("<?xml"));
+  CHECK_THAT(picture, Catch::Contains("replica 1"));
+}
