@@ -90,8 +90,8 @@ std::string table(const serving::SearchResult& search, const std::vector<serving
     out = "Deployment search (" + r.network + ", " + std::string(ir::precision_name(r.precision)) + "): " + arrivals(d.load) +
           ", prompt " + lengths(d.load.prompt) + ", output " + lengths(d.load.output) + "; goals TTFT p99 " + goal(d.slo.ttft_s) +
           ", TPOT p99 " + goal(d.slo.tpot_s) + "\n";
-    out += "  " + std::to_string(runs.size()) + " configurations, " + std::to_string(search.deployments_served) +
-           " deployments served; ranked by " + (search.by_price ? "price per hour" : "devices (not every device file gives a price)") + "\n\n";
+    out += "  " + std::to_string(runs.size()) + " splits that fit, each at its best batch size; " +
+           std::to_string(search.deployments_served) + " deployments served; ranked by " + (search.by_price ? "price per hour" : "devices (not every device file gives a price)") + "\n\n";
     std::vector<std::vector<std::string>> rows{
         {"", "device", "replicas", "TP", "PP", "seqs", "GPUs", "USD/h", "TTFT p99", "TPOT p99", "goodput", "meets"}};
     for (std::size_t i = 0; i < runs.size() && i < kShown; ++i) {

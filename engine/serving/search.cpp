@@ -22,6 +22,14 @@ std::vector<std::int64_t> batch_sizes(const SearchSpace& space, std::int64_t giv
   return out;
 }
 
+// The ranking (search.hpp), the order of the search aside (stable sorts keep it).
+bool ranks_before(const DeploymentRun& x, const DeploymentRun& y, bool by_price) {
+  if (x.meets_slo() != y.meets_slo()) return x.meets_slo();
+  if (by_price && *x.price_per_hour() != *y.price_per_hour()) return *x.price_per_hour() < *y.price_per_hour();
+  if (x.devices() != y.devices()) return x.devices() < y.devices();
+  return x.served.ttft.p99 < y.served.ttft.p99;
+}
+
 }  // namespace
 
 SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& devices, const Options& options,
@@ -51,6 +59,7 @@ SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& 
           result.refused.push_back({devices[i].id, tensor, pipeline, e.what()});
           continue;
         }
+        std::optional<DeploymentRun> best;   // of this split, over the batch sizes
         for (const std::int64_t seqs : batch_sizes(space, base.scheduler.max_num_seqs)) try {
           d.scheduler.max_num_seqs = seqs;
           if (d.scheduler.batching == Batching::Chunked) d.scheduler.max_batched_tokens = std::max(d.scheduler.max_batched_tokens, seqs);
@@ -72,22 +81,19 @@ SearchResult search(const NetworkAt& network_at, const std::vector<ir::Device>& 
               const std::int64_t mid = (low + high) / 2;
               (at(mid).meets_slo() ? high : low) = mid;
             }
-          result.candidates.push_back({i, at(high)});
+          const DeploymentRun& found = at(high);
+          if (!best || ranks_before(found, *best, found.price_per_hour() && best->price_per_hour())) best = found;
         } catch (const SimulationError& e) {
           result.refused.push_back({devices[i].id, tensor, pipeline, e.what()});
           break;   // the same request refuses every batch size
         }
+        if (best) result.candidates.push_back({i, std::move(*best)});
       }
   result.by_price = std::all_of(result.candidates.begin(), result.candidates.end(),
                                 [](const Candidate& c) { return c.run.price_per_hour().has_value(); });
   const bool by_price = result.by_price;
-  std::stable_sort(result.candidates.begin(), result.candidates.end(), [by_price](const Candidate& a, const Candidate& b) {
-    const DeploymentRun &x = a.run, &y = b.run;
-    if (x.meets_slo() != y.meets_slo()) return x.meets_slo();
-    if (by_price && *x.price_per_hour() != *y.price_per_hour()) return *x.price_per_hour() < *y.price_per_hour();
-    if (x.devices() != y.devices()) return x.devices() < y.devices();
-    return x.served.ttft.p99 < y.served.ttft.p99;
-  });
+  std::stable_sort(result.candidates.begin(), result.candidates.end(),
+                   [by_price](const Candidate& a, const Candidate& b) { return ranks_before(a.run, b.run, by_price); });
   if (base.record && !result.candidates.empty()) {
     Candidate& best = result.candidates.front();
     best.run.deployment.record = true;

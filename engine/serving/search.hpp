@@ -1,7 +1,8 @@
 // The cheapest deployment that meets latency goals (simulate --serve --search, issue #36): for each
 // device file, tensor x pipeline split of one replica and scheduler size, the fewest replicas whose
 // TTFT and TPOT p99 stay within the goals under the load, found by doubling then bisection (more
-// replicas never serve a load worse: each gets fewer requests); then the candidates ranked.
+// replicas never serve a load worse: each gets fewer requests); of each split, the best scheduler
+// size is its candidate; then the candidates ranked.
 //
 // The space: device files as given; tensor parallel 1, 2, 4, 8 up to the system's devices (a replica
 // lives in one system, as vLLM's tensor parallelism does; a one-GPU file is one-GPU replicas), or
@@ -46,7 +47,7 @@ struct Refusal {
 
 struct SearchResult {
   SearchSpace space;
-  std::vector<Candidate> candidates;   // ranked, best first
+  std::vector<Candidate> candidates;   // one per split that fits (its best batch size), ranked, best first
   std::vector<Refusal> refused;
   std::int64_t deployments_served = 0;
   bool by_price = false;               // ranked by price (every candidate has one), else by devices

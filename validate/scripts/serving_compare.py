@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Ridge's serving simulator against published serving measurements.
+
+Reads validate/serving_published.csv (one published figure a row: framework, model, system, dtype,
+tensor parallel size, the load as `requests` requests of `prompt` and `output` tokens all arriving at
+once (1: a request alone), the scheduler, the metric and its measured value, the split, the source;
+rows marked `excluded` say in their notes why they cannot be replayed, and are left out). For each
+row it writes the load as a trace and runs
+
+  simulate MODEL SYSTEM --dtype D --tensor-parallel T --serve --requests TRACE.csv --batching B
+           --max-num-seqs N --format json
+
+and reads the metric from the `serving` row. Every row is `predict`: no constant of Ridge was fitted
+on them. Prints each row's error and the median absolute error, as docs/language-models.md shows
+(tests/docs/measured_tables.py holds the page to this output).
+
+  validate/scripts/serving_compare.py [--simulate build/simulate] [--csv validate/serving_published.csv]
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import pathlib
+import statistics
+import subprocess
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def predicted(simulate, row, folder):
+    trace = pathlib.Path(folder) / f"{row['model']}-{row['requests']}-{row['prompt']}-{row['output']}.csv"
+    trace.write_text("arrival_s,prompt_tokens,output_tokens\n" + f"0,{row['prompt']},{row['output']}\n" * int(row["requests"]))
+    cmd = [simulate, f"models/{row['model']}.net", f"hw/{row['system']}.hw", "--dtype", row["dtype"],
+           "--tensor-parallel", row["tensor_parallel"], "--serve", "--requests", str(trace), "--batching", row["batching"],
+           "--max-num-seqs", row["max_num_seqs"], "--format", "json"]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["serving"][0][row["metric"]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--simulate", default=str(REPO / "build" / "simulate"))
+    ap.add_argument("--csv", default=str(REPO / "validate" / "serving_published.csv"))
+    a = ap.parse_args()
+    rows = [r for r in csv.DictReader(open(a.csv, newline="")) if r["split"] == "predict"]
+    with tempfile.TemporaryDirectory() as folder, concurrent.futures.ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda r: predicted(a.simulate, r, folder), rows))
+    units = {"output_tokens_per_s": ("tokens/s", 1), "ttft_mean_s": ("ms", 1e3), "tpot_p50_s": ("ms", 1e3), "e2e_mean_s": ("ms", 1e3)}
+    names = {"output_tokens_per_s": "output throughput", "ttft_mean_s": "TTFT, mean", "tpot_p50_s": "TPOT, median",
+             "e2e_mean_s": "end to end, mean"}
+    print("| stack | model | system | dtype | TP | requests at once | in / out | metric | measured | Ridge | error |")
+    print("|---|---|---|---|--:|--:|--:|---|--:|--:|--:|")
+    errors = []
+    shown = lambda x: f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+    for r, v in zip(rows, values):
+        unit, scale = units[r["metric"]]
+        measured = float(r["measured"])
+        error = v / measured - 1
+        errors.append(abs(error))
+        print(f"| {r['framework']} | {r['model']} | {r['system']} | {r['dtype']} | {r['tensor_parallel']} | {r['requests']} | "
+              f"{r['prompt']} / {r['output']} | {names[r['metric']]} ({unit}) | {shown(measured * scale)} | {shown(v * scale)} | {error:+.0%} |")
+    left_out = sum(1 for r in csv.DictReader(open(a.csv, newline="")) if r["split"] == "excluded")
+    print()
+    print(f"Median absolute error {statistics.median(errors):.1%} over {len(errors)} rows, every one predicted (no constant "
+          f"saw them); {left_out} rows left out (`excluded` in the CSV, each with its reason).")
+
+if __name__ == "__main__":
+    main()
