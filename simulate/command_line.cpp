@@ -59,6 +59,8 @@ void add_options(CLI::App& app, CommandLine& c) {
       ->check(CLI::Range(1, 1 << 24));
   app.add_option("--replicas", r.replicas, "--serve: replicas of the model, each on --tensor-parallel x --pipeline-parallel devices")
       ->check(CLI::Range(1, 4096));
+  app.add_option("--disaggregate", r.disaggregate, "--serve: P:D, prefill replicas and decode replicas (Splitwise, DistServe): "
+                                                   "each KV cache handed over on the system's link");
   app.add_option("--max-replicas", r.max_replicas, "--serve --search: the most replicas a deployment may have (default 16)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--router", r.router, "--serve: how requests reach replicas: round-robin (default) or least-outstanding")

@@ -308,7 +308,20 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
     d.scheduler.max_num_seqs = o.max_num_seqs;
     d.scheduler.max_batched_tokens =
         o.max_batched_tokens > 0 ? o.max_batched_tokens : engine::serving::default_max_batched_tokens(d.scheduler.batching);
-    d.replicas = {o.replicas, named(engine::serving::router_from_name(o.router), "--router", o.router, "round-robin or least-outstanding")};
+    d.replicas.count = o.replicas;
+    d.replicas.router = named(engine::serving::router_from_name(o.router), "--router", o.router, "round-robin or least-outstanding");
+    if (!o.disaggregate.empty()) {
+      const std::size_t colon = o.disaggregate.find(':');
+      std::int64_t p = 0, dd = 0;
+      if (colon == std::string::npos || !whole(o.disaggregate.substr(0, colon), p) || !whole(o.disaggregate.substr(colon + 1), dd) || p < 1 ||
+          dd < 1 || p + dd > engine::serving::kMaxReplicas)
+        throw std::invalid_argument("--disaggregate: '" + o.disaggregate + "' is not P:D, prefill and decode replicas (1 or more each)");
+      if (o.replicas != 1 || o.search)
+        throw std::invalid_argument("--disaggregate gives the replicas (prefill:decode): not with --replicas or --search");
+      if (o.batching != "continuous") throw std::invalid_argument("--disaggregate: its replicas run --batching continuous");
+      d.replicas.prefill = p;
+      d.replicas.decode = dd;
+    }
     if (o.search) {
       // The cheapest deployment: T (unless given), P (given or 1), batch sizes and replicas searched.
       if (o.replicas != 1) throw std::invalid_argument("--serve --search finds the replicas itself: give --max-replicas, not --replicas");

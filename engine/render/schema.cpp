@@ -242,7 +242,9 @@ using serving::DeploymentRun;
 const auto kServingColumns = std::array{
     Column<DeploymentRun>{"tensor_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.tensor); }},
     Column<DeploymentRun>{"pipeline_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.pipeline); }},
-    Column<DeploymentRun>{"replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.count); }},
+    Column<DeploymentRun>{"replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.total()); }},
+    Column<DeploymentRun>{"prefill_replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.prefill); }},
+    Column<DeploymentRun>{"decode_replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.decode); }},
     Column<DeploymentRun>{"router", [](const DeploymentRun& d) { return name(serving::router_name(d.deployment.replicas.router)); }},
     Column<DeploymentRun>{"devices", [](const DeploymentRun& d) { return count(d.devices()); }},
     Column<DeploymentRun>{"arrivals", [](const DeploymentRun& d) { return name(serving::arrivals_name(d.deployment.load)); }},
@@ -286,6 +288,8 @@ const auto kServingColumns = std::array{
     Column<DeploymentRun>{"kv_peak", [](const DeploymentRun& d) { return Cell{d.served.kv_peak}; }},
     Column<DeploymentRun>{"kv_mean", [](const DeploymentRun& d) { return Cell{d.served.kv_mean}; }},
     Column<DeploymentRun>{"utilisation", [](const DeploymentRun& d) { return Cell{d.served.utilisation}; }},
+    Column<DeploymentRun>{"transfer_mean_s", [](const DeploymentRun& d) {
+      return d.deployment.replicas.disaggregated() ? Cell{d.served.transfer_mean_s} : Cell{}; }},
     Column<DeploymentRun>{"price_per_hour", [](const DeploymentRun& d) { return maybe(d.price_per_hour()); }},
     Column<DeploymentRun>{"meets_slo", [](const DeploymentRun& d) {
       const bool goals = d.deployment.slo.ttft_s > 0 || d.deployment.slo.tpot_s > 0;

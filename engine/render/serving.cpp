@@ -44,10 +44,12 @@ std::string table(const serving::DeploymentRun& run) {
   const serving::Served& s = run.served;
   const Report& r = run.unloaded.prefill;
   const int devices = d.parallel.devices();
-  const std::int64_t replicas = d.replicas.count;
+  const std::int64_t replicas = d.replicas.total();
+  const std::string fleet = d.replicas.disaggregated() ? std::to_string(d.replicas.prefill) + " prefill + " +
+                                                             std::to_string(d.replicas.decode) + " decode replicas"
+                                                       : std::to_string(replicas) + " replicas";
   std::string out = "Serving (" + r.network + " on " + r.device.name + ", " + std::string(ir::precision_name(r.precision)) +
-                    (replicas > 1 ? ", " + std::to_string(replicas) + " replicas (" + std::string(serving::router_name(d.replicas.router)) + ")"
-                                  : std::string()) +
+                    (replicas > 1 ? ", " + fleet + " (" + std::string(serving::router_name(d.replicas.router)) + ")" : std::string()) +
                     (devices > 1 ? std::string(replicas > 1 ? " of" : ",") + " tensor parallel " + std::to_string(d.parallel.tensor) +
                                        " x pipeline " + std::to_string(d.parallel.pipeline)
                                  : std::string()) +
@@ -73,7 +75,8 @@ std::string table(const serving::DeploymentRun& run) {
                        fixed(100 * s.slo_attainment, 1) + " % of requests");
   row("KV cache", "peak " + fixed(100 * s.kv_peak, 1) + " %, mean " + fixed(100 * s.kv_mean, 1) + " %; " +
                       std::to_string(s.preemptions) + " preemption" + (s.preemptions == 1 ? "" : "s") + "; busy " +
-                      fixed(100 * s.utilisation, 1) + " % of the time");
+                      fixed(100 * s.utilisation, 1) + " % of the time" +
+                      (d.replicas.disaggregated() ? "; KV hand-over " + si(s.transfer_mean_s, "s") + " on average" : std::string()));
   return out;
 }
 

@@ -24,7 +24,7 @@ std::string kind(const serving::Iteration& it) {
 std::string title(const serving::DeploymentRun& run) {
   const Report& r = run.unloaded.prefill;
   return r.network + " on " + r.device.name + ", " + std::string(ir::precision_name(r.precision)) + ": " +
-         std::to_string(run.deployment.replicas.count) + " x TP " + std::to_string(run.deployment.parallel.tensor) + " x PP " +
+         std::to_string(run.deployment.replicas.total()) + " x TP " + std::to_string(run.deployment.parallel.tensor) + " x PP " +
          std::to_string(run.deployment.parallel.pipeline) + ", " + std::string(serving::batching_name(run.deployment.scheduler.batching)) +
          " batching";
 }
@@ -46,7 +46,7 @@ std::string serving_trace(const serving::DeploymentRun& run) {
   w.key("traceEvents").begin_array();
   w.begin_object().key("name").value("process_name").key("ph").value("M").key("pid").value(0);
   w.key("args").begin_object().key("name").value(title(run)).end_object().end_object();
-  for (std::int64_t i = 0; i < run.deployment.replicas.count; ++i) {
+  for (std::int64_t i = 0; i < run.deployment.replicas.total(); ++i) {
     w.begin_object().key("name").value("thread_name").key("ph").value("M").key("pid").value(0).key("tid").value(static_cast<double>(i + 1));
     w.key("args").begin_object().key("name").value("replica " + std::to_string(i)).end_object().end_object();
   }
@@ -71,7 +71,7 @@ std::string serving_trace(const serving::DeploymentRun& run) {
 std::string serving_svg(const serving::DeploymentRun& run) {
   check_recorded(run);
   const std::vector<serving::Iteration>& timeline = run.served.timeline;
-  const std::size_t replicas = std::min<std::size_t>(static_cast<std::size_t>(run.deployment.replicas.count), kMostReplicasDrawn);
+  const std::size_t replicas = std::min<std::size_t>(static_cast<std::size_t>(run.deployment.replicas.total()), kMostReplicasDrawn);
   double start = 0.0, end = 1.0;
   if (!timeline.empty()) {
     start = timeline.front().start_s;

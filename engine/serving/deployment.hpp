@@ -29,7 +29,7 @@ struct DeploymentRun {
   Served served;
   std::optional<double> price_per_device_hour;   // the device file's `price`, where it gives one
 
-  int devices() const { return static_cast<int>(deployment.replicas.count) * deployment.parallel.devices(); }
+  int devices() const { return static_cast<int>(deployment.replicas.total()) * deployment.parallel.devices(); }
   std::optional<double> price_per_hour() const {
     return price_per_device_hour ? std::optional<double>(*price_per_device_hour * devices()) : std::nullopt;
   }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <queue>
 #include <random>
 #include <string>
 #include <utility>
@@ -122,8 +124,11 @@ std::vector<Request> requests(const Load& load) {
 
 namespace {
 
-// One replica's scheduler state; the sequences' own state is Sequences', indexed by request.
+enum class Role { Both, Prefill, Decode };
+
+// One replica's scheduler state; the sequences' own state is Simulation's, indexed by request.
 struct Replica {
+  Role role = Role::Both;
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;   // in admission order: the last is preempted first
   std::vector<std::size_t> stepped;   // the iteration in flight: the sequences that have a token when it ends
@@ -145,6 +150,7 @@ class Simulation {
         first_(requests.size(), -1.0), finish_(requests.size(), -1.0) {}
 
   std::int64_t capacity() const { return capacity_; }
+  std::int64_t cached(std::size_t i) const { return cached_[i]; }
   // The last iteration planned: its prompt tokens and its decoding sequences.
   std::int64_t prefill_tokens() const { return prefill_tokens_; }
   std::int64_t decodes() const { return decodes_; }
@@ -152,15 +158,20 @@ class Simulation {
   double finish(std::size_t i) const { return finish_[i]; }
 
   // The iteration in flight on `r` ends: its sequences' tokens, and the requests they finish.
-  // Returns the number finished.
-  std::size_t land(Replica& r) {
+  // Returns the number finished; a prefill replica's sequences that go on decoding leave it for
+  // `handed_over`, their KV cache kept in cached_.
+  std::size_t land(Replica& r, std::vector<std::size_t>& handed_over) {
     std::size_t finished = 0;
     for (const std::size_t i : r.stepped) {
       ++generated_[i];
       if (first_[i] < 0.0) first_[i] = r.clock;
-      if (generated_[i] == requests_[i].output) {
+      const bool last = generated_[i] == requests_[i].output;
+      if (last) {
         finish_[i] = r.clock;
         ++finished;
+      }
+      if (last || r.role == Role::Prefill) {
+        if (!last) handed_over.push_back(i);
         --r.outstanding;
         r.used -= held_[i];
         held_[i] = 0;
@@ -252,6 +263,15 @@ class Simulation {
     std::int64_t sequences = 0, tokens = 0;
     while (!r.waiting.empty()) {
       const std::size_t i = r.waiting.front();
+      if (cached_[i] > 0 && pending(i) == 1) {
+        // Handed over with its KV cache: it joins the running sequences, nothing to prefill.
+        if (static_cast<std::int64_t>(r.running.size()) >= s_.max_num_seqs || r.used + blocks(cached_[i] + 1) > capacity_) break;
+        r.waiting.pop_front();
+        held_[i] = blocks(cached_[i]);
+        r.used += held_[i];
+        r.running.push_back(i);
+        continue;
+      }
       check_fits(i);
       if (static_cast<std::int64_t>(r.running.size()) >= s_.max_num_seqs) break;
       if (sequences > 0 && tokens + pending(i) > s_.max_batched_tokens) break;
@@ -266,6 +286,7 @@ class Simulation {
       prefill_tokens_ = tokens;
       return cost_.prefill(sequences, std::max<std::int64_t>(1, (tokens + sequences - 1) / sequences));
     }
+    if (r.role == Role::Prefill) throw SimulationError("internal: a prefill replica with nothing to prefill");
     make_room(r, out);
     return decode_all(r, static_cast<std::int64_t>(r.running.size()));
   }
@@ -361,6 +382,13 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
   if (s.batching == Batching::Chunked && !cost.chunk) throw SimulationError("chunked prefill needs the cost of a prompt chunk");
   if (replicas.count < 1 || replicas.count > kMaxReplicas)
     throw SimulationError("replicas must be between 1 and " + std::to_string(kMaxReplicas));
+  if (replicas.disaggregated()) {
+    if (replicas.decode < 1 || replicas.total() > kMaxReplicas)
+      throw SimulationError("disaggregation needs 1 or more prefill and decode replicas, " + std::to_string(kMaxReplicas) + " in all at most");
+    if (s.batching != Batching::Continuous)
+      throw SimulationError("disaggregated replicas run continuous batching: prefill replicas prefill, decode replicas decode");
+    if (!cost.transfer) throw SimulationError("disaggregation needs the time of a KV cache's hand-over");
+  }
   Simulation sim(requests, cost, s);
   const std::int64_t capacity = sim.capacity();
   if (capacity < 1) throw SimulationError("the KV cache holds no block: the weights leave no memory for it");
@@ -371,27 +399,61 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
   out.kv_capacity_tokens = capacity * s.block_size;
   if (n == 0) return out;
 
-  std::vector<Replica> fleet(static_cast<std::size_t>(replicas.count));
+  std::vector<Replica> fleet(static_cast<std::size_t>(replicas.total()));
+  if (replicas.disaggregated())
+    for (std::size_t k = 0; k < fleet.size(); ++k) fleet[k].role = k < static_cast<std::size_t>(replicas.prefill) ? Role::Prefill : Role::Decode;
+  // The replicas a new request may go to, and those a handed-over sequence may.
+  std::vector<Replica*> takes_requests, takes_handovers;
+  for (Replica& q : fleet) (q.role == Role::Decode ? takes_handovers : takes_requests).push_back(&q);
+  std::size_t routed_requests = 0, routed_handovers = 0;
+  const auto route = [&](std::vector<Replica*>& to, std::size_t& routed) -> Replica& {
+    if (replicas.router == Router::RoundRobin) return *to[routed++ % to.size()];
+    return **std::min_element(to.begin(), to.end(), [](const Replica* a, const Replica* b) { return a->outstanding < b->outstanding; });
+  };
+  // KV caches on their way to a decode replica: (when they arrive, which sequence), earliest first.
+  using Handover = std::pair<double, std::size_t>;
+  std::priority_queue<Handover, std::vector<Handover>, std::greater<>> in_transit;
+  double transfer_total = 0.0;
+  std::size_t transfers = 0;
+  std::vector<std::size_t> handed_over;
   std::size_t next = 0, completed = 0;
-  const auto route = [&](std::size_t i) -> Replica& {
-    if (replicas.router == Router::RoundRobin) return fleet[i % fleet.size()];
-    return *std::min_element(fleet.begin(), fleet.end(), [](const Replica& a, const Replica& b) { return a.outstanding < b.outstanding; });
+  const auto give = [](Replica& q, std::size_t i, double at) {
+    if (!q.busy()) q.clock = std::max(q.clock, at);
+    q.waiting.push_back(i);
+    ++q.outstanding;
   };
   for (;;) {
-    // The next event: an arrival, or the end of the earliest replica's iteration (or its start, where
-    // it has just been given work). Arrivals come first on a tie, as vLLM admits what has arrived.
+    // The next event: an arrival, a KV cache arriving, or the end of the earliest replica's iteration
+    // (or its start, where it has just been given work). Arrivals come first on a tie, as vLLM admits
+    // what has arrived.
     Replica* r = nullptr;
     for (Replica& q : fleet)
       if (q.busy() && (r == nullptr || q.clock < r->clock)) r = &q;
-    if (next < n && (r == nullptr || requests[next].arrival_s <= r->clock)) {
-      Replica& q = route(next);
-      if (!q.busy()) q.clock = std::max(q.clock, requests[next].arrival_s);
-      q.waiting.push_back(next++);
-      ++q.outstanding;
+    const double arrival = next < n ? requests[next].arrival_s : std::numeric_limits<double>::infinity();
+    const double handover = in_transit.empty() ? std::numeric_limits<double>::infinity() : in_transit.top().first;
+    const double iteration = r ? r->clock : std::numeric_limits<double>::infinity();
+    if (next < n && arrival <= handover && arrival <= iteration) {
+      give(route(takes_requests, routed_requests), next, arrival);
+      ++next;
+      continue;
+    }
+    if (!in_transit.empty() && handover <= iteration) {
+      give(route(takes_handovers, routed_handovers), in_transit.top().second, handover);
+      in_transit.pop();
       continue;
     }
     if (r == nullptr) break;
-    if (r->in_flight) completed += sim.land(*r);
+    if (r->in_flight) {
+      completed += sim.land(*r, handed_over);
+      for (const std::size_t i : handed_over) {
+        const double dt = cost.transfer(sim.cached(i));
+        if (!(dt >= 0.0) || !std::isfinite(dt)) throw SimulationError("a KV cache hand-over's time is not a number of 0 or more");
+        transfer_total += dt;
+        ++transfers;
+        in_transit.push({r->clock + dt, i});
+      }
+      handed_over.clear();
+    }
     if (r->running.empty() && r->waiting.empty()) continue;
     if (++out.iterations > kMaxIterations) throw SimulationError("serving ran past " + std::to_string(kMaxIterations) + " iterations");
     const double dt = sim.iterate(*r, out);
@@ -406,6 +468,7 @@ Served serve(const std::vector<Request>& requests, const StepCost& cost, const S
     r->clock += dt;
     r->in_flight = true;
   }
+  if (transfers > 0) out.transfer_mean_s = transfer_total / static_cast<double>(transfers);
 
   double end = 0.0;
   for (std::size_t i = 0; i < n; ++i) end = std::max(end, sim.finish(i));

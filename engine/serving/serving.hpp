@@ -107,9 +107,17 @@ enum class Router { RoundRobin, LeastOutstanding };
 std::string_view router_name(Router r);
 std::optional<Router> router_from_name(std::string_view name);   // round-robin, least-outstanding
 
+// Replicas behind the router; or, disaggregated (Splitwise, DistServe), `prefill` replicas that only
+// prefill and `decode` replicas that only decode: a request's prompt runs on a prefill replica (its
+// first token comes from there), then its KV cache goes over the system's link to a decode replica
+// (StepCost::transfer), which admits it as its memory allows and decodes the rest. Both sides route
+// as `router` says; a decode replica recomputes a sequence it preempts.
 struct Replicas {
-  std::int64_t count = 1;
+  std::int64_t count = 1;                  // replicas that do both (ignored when disaggregated)
   Router router = Router::RoundRobin;
+  std::int64_t prefill = 0, decode = 0;    // disaggregated: both above 0
+  bool disaggregated() const { return prefill > 0; }
+  std::int64_t total() const { return disaggregated() ? prefill + decode : count; }
 };
 
 // What the engine says an iteration costs (engine::serving::engine_step_cost, or a test's figures).
@@ -123,6 +131,9 @@ struct StepCost {
   // mean past p) costs chunk(n + C, p) + decode(n, L) - decode(n, 0): its matrix products see all
   // n + C tokens at once, and each decode adds the reading of its own cache. Needed for Chunked only.
   std::function<double(std::int64_t tokens, double past)> chunk;
+  // Disaggregation's hand-over: the time to send one sequence's KV cache of `tokens` tokens from a
+  // prefill replica to a decode replica. Needed when disaggregated only.
+  std::function<double(std::int64_t tokens)> transfer;
   std::int64_t kv_capacity_tokens = 0;   // the KV cache one replica holds, in tokens
 };
 
@@ -160,6 +171,7 @@ struct Served {
   double kv_peak = 0.0, kv_mean = 0.0;    // KV cache occupancy: used over capacity
   std::int64_t kv_capacity_tokens = 0;    // one replica's
   double utilisation = 0.0;               // replicas' busy time over replicas x makespan
+  double transfer_mean_s = 0.0;           // disaggregated: the mean KV cache hand-over
   std::vector<Iteration> timeline;        // every iteration, in the order they start (when recorded)
 };
 

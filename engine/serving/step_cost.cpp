@@ -1,5 +1,7 @@
 #include "engine/serving/step_cost.hpp"
 
+#include "engine/parallel/collectives.hpp"
+
 #include <cmath>
 #include <map>
 #include <memory>
@@ -43,6 +45,16 @@ StepCost engine_step_cost(const NetworkAt& network_at, const ir::Device& device,
   };
   cost.decode = [=](std::int64_t sequences, double context) { return interpolated(sequences, 1, context); };
   cost.chunk = [=](std::int64_t tokens, double past) { return interpolated(1, (tokens + 15) / 16 * 16, past); };
+  // Each of a replica's devices sends its shard of the cache to its peer at once: one point-to-point
+  // message each, on the link between nodes (a cluster's) or the system's interconnect.
+  const parallel::LinkModel link = parallel::topology_of(device, parallel.link, false).inter;
+  const double per_token = g.kv_bytes_per_token_per_device;
+  cost.transfer = [link, per_token, name = device.name](std::int64_t tokens) {
+    if (!(link.effective() > 0.0))
+      throw SimulationError("device '" + name + "' gives no link to hand a KV cache over on (link.NAME.bandwidth)");
+    return parallel::flat_seconds(parallel::Collective::PointToPoint, per_token * static_cast<double>(tokens), 2, link,
+                                  parallel::Algorithm::Ring);
+  };
   return cost;
 }
 

@@ -434,7 +434,7 @@ def _positive(keyword, value, what, optional=False):
 
 def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
           slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=None, tensor_parallel=None,
-          pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, search=False,
+          pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, disaggregate=None, search=False,
           max_replicas=16, executor=None, shards=None, link="", kernel_model="micro", _shard=(0, 1), **parameters):
     """A decoder deployment (replicas x tensor_parallel x pipeline_parallel devices) under a request
     load, as `simulate NET HW --serve` runs it: arrivals at rate requests/s for duration seconds
@@ -442,7 +442,7 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     prompt_tokens and output_tokens an int, a (low, high) range or a CSV's path (its column sampled);
     vLLM's continuous batching with a paged KV cache (batching="chunked": chunked prefill, "static":
     batches of max_num_seqs, each after the last); replicas behind a router ("round-robin" or
-    "least-outstanding"). The result's .serving row holds TTFT, TPOT and latency percentiles,
+    "least-outstanding"), or disaggregate=(P, D) prefill and decode replicas. The result's .serving row holds TTFT, TPOT and latency percentiles,
     throughput, goodput within slo_ttft/slo_tpot (seconds), KV cache occupancy and utilisation;
     device may be a list (one row each).
 
@@ -458,7 +458,8 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
         asked = dict(locals())
         kwargs = {k: asked[k] for k in ("rate", "duration", "prompt_tokens", "output_tokens", "seed", "slo_ttft", "slo_tpot",
                                         "batching", "max_num_seqs", "max_batched_tokens", "tensor_parallel", "pipeline_parallel",
-                                        "router", "burstiness", "requests", "max_replicas", "link", "kernel_model")}
+                                        "router", "burstiness", "requests", "disaggregate", "max_replicas", "link",
+                                        "kernel_model")}
         kwargs.update(parameters)
         futures = [executor.submit(_serve_shard, network, devices, dtype, kwargs, k, count) for k in range(count)]
         tables = [f.result() for f in futures]
@@ -483,6 +484,11 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     o.burstiness = _positive("burstiness", burstiness, "a gamma shape")
     if requests is not None:
         o.requests = os.fspath(requests)
+    if disaggregate is not None:
+        if not (isinstance(disaggregate, (tuple, list)) and len(disaggregate) == 2):
+            raise RidgeError(f"disaggregate: {disaggregate!r} is not (prefill replicas, decode replicas)")
+        p, d = (_whole_numbers("disaggregate", v, 4096)[0] for v in disaggregate)
+        o.disaggregate = f"{p}:{d}"
     if search:
         o.search = True
         o.max_replicas = _whole_numbers("max_replicas", max_replicas, 4096)[0]

@@ -461,3 +461,27 @@ TEST_CASE("simulate --serve --svg and --trace draw the deployment's KV cache and
   CHECK_THAT(picture, Catch::StartsWith("<?xml"));
   CHECK_THAT(picture, Catch::Contains("replica 1"));
 }
+
+TEST_CASE("simulate --serve --disaggregate hands each KV cache from prefill replicas to decode replicas") {
+  const Run r = simulate("llama2_70b dgx-h100 --dtype bf16 --serve --rate 2 --duration 20 --tensor-parallel 2 --disaggregate 1:2 "
+                         "--format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto row = ridge::testing::parse_json(r.out)["serving"].array.at(0);
+  CHECK(row["prefill_replicas"].number == 1);
+  CHECK(row["decode_replicas"].number == 2);
+  CHECK(row["replicas"].number == 3);
+  CHECK(row["devices"].number == 6);
+  CHECK(row["completed"].number == row["requests"].number);
+  // 512 prompt tokens of Llama-2-70B's KV cache (80 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes =
+  // 320 KiB a token), half on each of the 2 devices, over the DGX H100's NVLink 4 as its .hw gives it:
+  // 450 GB/s at 0.82 efficiency, and 5 us.
+  const double half = 512.0 * 80 * 8 * 128 * 2 * 2 / 2;
+  CHECK_THAT(row["transfer_mean_s"].number, Catch::Matchers::WithinRel(half / (450e9 * 0.82) + 5e-6, 1e-9));
+  const Run bad = simulate("llama2_7b h100-sxm5 --serve --disaggregate 1:0");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.err, Catch::Contains("is not P:D"));
+  const Run both = simulate("llama2_7b h100-sxm5 --serve --disaggregate 1:1 --replicas 2");
+  CHECK(both.status == 1);
+  CHECK_THAT(both.err, Catch::Contains("not with --replicas or --search"));
+}

@@ -251,6 +251,56 @@ TEST_CASE("replicas, worked by hand: round robin sends a request behind a long o
   CHECK_THAT(lo.utilisation, WithinRel((10.9 + 3) / (2 * 10.9), 1e-12));
 }
 
+TEST_CASE("disaggregated serving, worked by hand: the prompt on a prefill replica, the KV cache handed over, the rest decoded") {
+  // A prefill 1 s, a decode step 0.1 s, a hand-over 0.5 s; one prefill and one decode replica. A arrives
+  // at 0 (10 prompt tokens, 3 output): prefilled on [0, 1] (its first token), handed over, on the decode
+  // replica at 1.5, decoded on [1.5, 1.6] and [1.6, 1.7]. B arrives at 0.2 (10, 1): it waits for the
+  // prefill replica, is prefilled on [1, 2], and its one token ends it there.
+  serving::StepCost cost = constant_cost(1000);
+  cost.transfer = [](std::int64_t tokens) {
+    CHECK(tokens == 10);   // A's prompt, cached
+    return 0.5;
+  };
+  serving::Replicas split;
+  split.prefill = 1;
+  split.decode = 1;
+  const std::vector<serving::Request> load{{0.0, 10, 3}, {0.2, 10, 1}};
+  const serving::Served s = serving::serve(load, cost, {}, {}, split);
+  CHECK(s.iterations == 4);
+  CHECK(s.prefill_iterations == 2);
+  CHECK_THAT(s.makespan_s, WithinRel(2.0, 1e-12));
+  CHECK_THAT(s.ttft.p50, WithinRel(1.0, 1e-12));   // A
+  CHECK_THAT(s.ttft.p99, WithinRel(1.8, 1e-12));   // B: 2.0 - 0.2
+  CHECK_THAT(s.e2e.mean, WithinRel((1.7 + 1.8) / 2, 1e-12));
+  CHECK_THAT(s.tpot.mean, WithinRel(0.35, 1e-12));   // A only: (1.7 - 1) / 2
+  CHECK_THAT(s.transfer_mean_s, WithinRel(0.5, 1e-12));
+  CHECK_THAT(s.utilisation, WithinRel((2.0 + 0.2) / (2 * 2.0), 1e-12));
+  // Every request finishes once, and Little's law holds, under a load that fills the decode side.
+  serving::Load busy;
+  busy.rate = 60.0;
+  busy.duration_s = 20.0;
+  busy.prompt = {20, 200};
+  busy.output = {1, 40};
+  serving::StepCost costs = constant_cost(1500);
+  costs.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
+  costs.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
+  costs.transfer = [](std::int64_t tokens) { return 1e-3 + 1e-6 * static_cast<double>(tokens); };
+  for (const serving::Router router : {serving::Router::RoundRobin, serving::Router::LeastOutstanding}) {
+    serving::Replicas two_to_one;
+    two_to_one.prefill = 1;
+    two_to_one.decode = 2;
+    two_to_one.router = router;
+    const serving::Served many = serving::serve(serving::requests(busy), costs, {}, {}, two_to_one);
+    CHECK(many.completed == many.requests);
+    CHECK_THAT(many.mean_in_system, WithinRel(many.requests_per_s * many.e2e.mean, 1e-9));
+  }
+  serving::Scheduler chunked;
+  chunked.batching = serving::Batching::Chunked;
+  chunked.max_batched_tokens = 512;
+  cost.chunk = [](std::int64_t, double) { return 1.0; };
+  CHECK_THROWS_WITH(serving::serve(load, cost, chunked, {}, split), Catch::Contains("continuous batching"));
+}
+
 TEST_CASE("bursty arrivals: gamma gaps keep the rate, their squared coefficient of variation is 1 / burstiness") {
   for (const double burstiness : {0.25, 1.0, 4.0}) {
     CAPTURE(burstiness);
