@@ -13,6 +13,7 @@ endif()
 # Where the zoo and the catalogue are, for tests that read them.
 set(RIDGE_MODELS_DIR ${PROJECT_SOURCE_DIR}/models)
 set(RIDGE_HW_DIR ${PROJECT_SOURCE_DIR}/hw)
+set(RIDGE_RUNTIMES_DIR ${PROJECT_SOURCE_DIR}/runtimes)
 
 # GCC 12 at -O2 reports -Wrestrict on plain `"literal" + std::string` (GCC bug 105329, fixed in 13):
 # a false positive inside libstdc++, not in our code. Silence that one warning on that compiler only.

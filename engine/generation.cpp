@@ -1,5 +1,7 @@
 #include "engine/generation.hpp"
 
+#include "engine/runtime.hpp"
+
 #include "engine/parallel/collectives.hpp"
 #include "engine/parallel/transformer.hpp"
 #include "engine/timing.hpp"
@@ -108,13 +110,22 @@ double weights_per_device(const Report& r, const Sharding& s) {
   return (split / T + repeated) * per_param / P;
 }
 
+// A phase's network as the runtime runs it: a prefill's logits for the last position only, where
+// the runtime says so (engine/runtime.hpp).
+ir::Network phase_network(const NetworkAt& network_at, const Options& o, std::int64_t seq_len, std::int64_t past) {
+  ir::Network net = network_at(seq_len, past);
+  if (o.runtime && o.runtime->last_position_logits && seq_len > 1) return runtime::last_position_logits(std::move(net));
+  return net;
+}
+
 }  // namespace
 
 double phase_seconds(const NetworkAt& network_at, const ir::Device& device, const Options& o,
                      const GenerationParallel& parallel, std::int64_t seq_len, std::int64_t past) {
-  const ir::Network net = network_at(seq_len, past);
+  const ir::Network net = phase_network(network_at, o, seq_len, past);
   const Sharding sharded = sharding(net, device, parallel);
-  return place(simulate(net, device, o), sharded, static_cast<double>(o.batch) * static_cast<double>(seq_len)).seconds();
+  return place(simulate(net, device, o), sharded, static_cast<double>(o.batch) * static_cast<double>(seq_len)).seconds() +
+         runtime::step_overhead_s(o.runtime.get());
 }
 
 Generation generate(const NetworkAt& network_at, const ir::Device& device, const Options& o, std::int64_t prompt,
@@ -127,7 +138,7 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   g.prompt = prompt;
   g.generate = count;
 
-  const ir::Network prefill_net = network_at(prompt, 0);
+  const ir::Network prefill_net = phase_network(network_at, o, prompt, 0);
   g.kv_cache_bytes_per_token = kv_cache_bytes_per_token(prefill_net, o.precision);
   if (g.kv_cache_bytes_per_token == 0.0)
     throw SimulationError("network '" + prefill_net.name + "' has no attention layer: there is no KV cache to decode against");
@@ -146,9 +157,11 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   const Placed prefill = place(g.prefill, sharded, batch * static_cast<double>(prompt));
   const Placed decode_first = place(first, sharded, batch);
   const Placed decode_last = place(g.decode_last, sharded, batch);
-  g.prefill_s = prefill.seconds();
-  g.decode_first_s = decode_first.seconds();
-  g.decode_last_s = decode_last.seconds();
+  // The host's work per forward pass, where the runtime gives it.
+  const double host = runtime::step_overhead_s(o.runtime.get());
+  g.prefill_s = prefill.seconds() + host;
+  g.decode_first_s = decode_first.seconds() + host;
+  g.decode_last_s = decode_last.seconds() + host;
   g.communication_prefill_s = prefill.communication_s;
   g.communication_decode_s = decode_first.communication_s;   // a decode step's messages do not grow with the cache
   g.decode_per_token_s = 0.5 * (g.decode_first_s + g.decode_last_s);

@@ -1,5 +1,6 @@
 #include "engine/simulate.hpp"
 
+#include "engine/runtime.hpp"
 #include "lang/ir/ops.hpp"
 
 #include <algorithm>
@@ -195,6 +196,13 @@ double peak_live_activation_bytes(const ir::Network& net, std::int64_t batch, ir
 
 namespace {
 
+// An attention layer as the runtime runs it: its kernel replaced (engine/runtime.hpp).
+ir::Layer with_kernel(const ir::Layer& layer, const std::string& kernel) {
+  ir::Layer copy = layer;
+  copy.attrs.set("kernel", kernel);
+  return copy;
+}
+
 // A hash of the figures that most often tell two layers' costs apart (equal hashes are compared whole).
 std::uint64_t mix(std::uint64_t h, double v) {
   return (h ^ std::bit_cast<std::uint64_t>(v)) * 0x9E3779B97F4A7C15ull;
@@ -250,6 +258,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   w.mixed = opt.master_weights.value_or(width < 4.0);
   const double state_width = w.mixed ? 4.0 : width;   // master weights and optimizer states
   const ir::Op attention_op = ir::op("attention");
+  const std::optional<std::string> attention_kernel = runtime::attention_kernel(opt.runtime.get());
   double selective_dropped = 0.0;
 
   // Filled layer by layer: a layer's needs depend on earlier ones' outputs. One GradNeeds reused.
@@ -272,7 +281,9 @@ Workload workload(const ir::Network& net, const Options& opt) {
     for (std::size_t k = 0; k < layer.inputs.size(); ++k) shapes[k] = net.layers.at(layer.inputs[k]).output;
     grad_needs(layer, ir::weight_count(layer, shapes) > 0, needs_grad, grad);
     needs_grad.push_back(grad.output);
-    OpCost c = op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
+    OpCost c = attention_kernel && layer.op == attention_op && layer.attrs.s("kernel") != *attention_kernel
+                    ? op_cost(with_kernel(layer, *attention_kernel), shapes, opt.batch, opt.precision, grad, weight_width)
+                    : op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
     for (PassGemms* pass : {&c.gemm_forward, &c.gemm_backward})
       for (int i = 0; i < pass->count; ++i) {
         const kernels::Gemm& g = pass->gemms[static_cast<std::size_t>(i)];
@@ -377,6 +388,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   r.precision = opt.precision;
   r.optimizer = std::string(optimizer_name(opt.optimizer));
   r.device = summarise(device, opt.precision, full);
+  if (const auto launch = runtime::launch_overhead_s(opt.runtime.get())) {   // the stack's, in place of the device's
+    r.device.launch_overhead_s = *launch;
+    r.device.launch_overhead_from_device = true;
+  }
   const double bw = r.device.bandwidth;
   const double launch = r.device.launch_overhead_s;
 
@@ -553,6 +568,15 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     r.notes.push_back(note("report-fresh-memory", "fresh memory: a pass writing a block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
                       " MiB, and the heap growing to the forward's peak, fault in pages afresh at " +
                       std::to_string(fresh.first_touch / 1e9).substr(0, 5) + " GB/s (allocator.first_touch)"));
+  if (const ir::Runtime* rt = opt.runtime.get()) {
+    std::string said;
+    if (rt->launch_overhead) said += ", launch overhead " + std::to_string(rt->launch_overhead->value * 1e6).substr(0, 4) + " us a kernel";
+    if (rt->attention) said += ", attention kernel " + *rt->attention;
+    if (rt->last_position_logits) said += ", a prefill's logits for the last position only";
+    if (rt->step_overhead) said += ", host " + std::to_string(rt->step_overhead->value * 1e3).substr(0, 5) + " ms a pass";
+    r.notes.push_back(note("report-runtime", "runtime " + rt->id + " (" + rt->name + ", " + rt->version + ")" +
+                                                 (said.empty() ? ": as the network and device say" : said)));
+  }
   if (!d.launch_overhead_from_device)
     r.notes.push_back(warning("report-no-launch-overhead", "PALEO: the device gives no launch overhead; 0 s per kernel assumed"));
   std::string step_note = "training step = training-mode forward + backward";

@@ -7,11 +7,13 @@
 
 #include "lang/ir/device.hpp"
 #include "lang/ir/network.hpp"
+#include "lang/ir/runtime.hpp"
 
 #include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -38,6 +40,9 @@ struct Options {
   std::optional<double> weight_bytes = std::nullopt;
   // The GPU kernel model (timing.hpp): micro where the device describes its microarchitecture.
   KernelModel kernel_model = KernelModel::Micro;
+  // The software stack it runs under (issue #35, engine/runtime.hpp); none: eager PyTorch as the
+  // network and the device describe it. Shared: a sweep copies Options per point.
+  std::shared_ptr<const ir::Runtime> runtime = nullptr;
 };
 
 // The largest batch simulate() accepts: far beyond any real one, and small enough that a count

@@ -21,5 +21,6 @@ std::string resolve(const std::string& arg, const char* folder, const char* buil
 
 std::string resolve_network_path(const std::string& arg) { return resolve(arg, "models", RIDGE_MODELS_DIR, ".net"); }
 std::string resolve_device_path(const std::string& arg) { return resolve(arg, "hw", RIDGE_HW_DIR, ".hw"); }
+std::string resolve_runtime_path(const std::string& arg) { return resolve(arg, "runtimes", RIDGE_RUNTIMES_DIR, ".rt"); }
 
 }  // namespace ridge::lang

@@ -4,6 +4,7 @@
 
 #include "lang/diagnostics.hpp"
 #include "lang/ir/device.hpp"
+#include "lang/ir/runtime.hpp"
 #include "lang/ir/network.hpp"
 
 #include <map>
@@ -28,6 +29,11 @@ ir::Device parse_device(const std::string& text, const std::string& file);
 // The same for files on disk (an `.onnx` path is imported: see load_onnx); unreadable, missing, oversized or binary files are diagnostics too.
 ir::Network load_network(const std::string& path, const Overrides& overrides = {});
 ir::Device load_device(const std::string& path);
+
+// A software stack (runtimes/*.rt, issue #35): the `.hw` language with `runtime "NAME" { ... }`; its
+// keys in docs/language.md. The same diagnostics as a device's.
+ir::Runtime parse_runtime(const std::string& text, const std::string& file);
+ir::Runtime load_runtime(const std::string& path);
 
 // The parameters a `.net` file's network declares (what --set may name), in declaration order. Parses
 // the file but does not elaborate it. Throws lang::Error for a file that does not parse.

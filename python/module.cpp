@@ -222,6 +222,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("router", &RunOptions::router)
       .def_readwrite("max_replicas", &RunOptions::max_replicas)
       .def_readwrite("disaggregate", &RunOptions::disaggregate)
+      .def_readwrite("runtime", &RunOptions::runtime)
       .def_readwrite("search_shard", &RunOptions::search_shard)
       .def_readwrite("search_shards", &RunOptions::search_shards);
   // The engine runs without the GIL: other Python threads go on meanwhile.

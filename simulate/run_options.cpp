@@ -275,6 +275,7 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
   setup.kernel_model = *engine::kernel_model_from_name(o.kernel_model);
   if (!o.master_weights) setup.master_weights = false;
   if (!o.weights.empty()) setup.weight_bytes = o.weights == "int8" ? 1.0 : 0.5;
+  if (!o.runtime.empty()) setup.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(o.runtime)));
   if (o.prompt > 0 && !in.network_at)
     throw std::invalid_argument("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");
 

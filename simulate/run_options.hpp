@@ -76,6 +76,7 @@ struct RunOptions {
   std::string router = "round-robin";            // --router round-robin | least-outstanding
   std::int64_t max_replicas = 16;                // --max-replicas: with --search, the most replicas tried
   std::string disaggregate;                      // --disaggregate P:D: P prefill and D decode replicas
+  std::string runtime;                           // --runtime NAME|FILE: the software stack (runtimes/NAME.rt)
   int search_shard = 0, search_shards = 1;       // one shard of a serving search (Python's executor runs them)
 
   bool parallel() const { return search || tensor_parallel > 0 || pipeline_parallel > 0 || data_parallel > 0; }

@@ -320,6 +320,8 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
                          (o.cuda ? "cuda:" + std::to_string(o.cuda_index) : std::string("cpu")) + ", " +
                          std::to_string(at::get_num_threads()) + " CPU threads)");
   d.provenance.push_back("device measured: " + result.before.name);
+  // The stack the figures hold for (issue #35): its PPP fold in eager dispatch and unfused kernels.
+  d.provenance.push_back("runtime measured: pytorch-eager (LibTorch eager, one kernel per op; runtimes/pytorch-eager.rt)");
   if (!cold_timing.empty()) d.provenance.push_back(cold_timing);
   d.provenance.push_back("fitted on: " + join_names(nets, false) + "; held out: " + join_names(nets, true) + "; batch " +
                          std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)));

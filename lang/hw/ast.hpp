@@ -63,8 +63,9 @@ struct Entry : x3::position_tagged {
   boost::optional<Text> source;
 };
 
-// `device "NAME" { ENTRY... }`
+// `device "NAME" { ENTRY... }`, or `runtime "NAME" { ENTRY... }` (a software stack: ir/runtime.hpp)
 struct Device : x3::position_tagged {
+  std::string what;   // "device" or "runtime"
   Text name;
   std::vector<Entry> entries;
 };

@@ -4,6 +4,7 @@
 #include "lang/suggest.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -22,6 +23,8 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
+constexpr std::array<std::string_view, 9> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+                                                      "attention", "logits", "kv_cache", "kv_block"};
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
@@ -71,6 +74,31 @@ class Checker {
  public:
   Checker(const parser::position_cache& positions, const Locator& locator)
       : positions_(positions), locator_(locator) {}
+
+  // A runtime (runtime "NAME" { ... }): its own keys, the same figures, units and sources.
+  ir::Runtime run_runtime(const ast::Device& ast, std::string id) {
+    runtime_.id = std::move(id);
+    runtime_.name = ast.name.text;
+    if (runtime_.name.empty()) error(diag::kHwValue, ast.name, "the runtime's name is empty; name the stack and its version");
+    for (const ast::Entry& entry : ast.entries) {
+      const std::string& key = entry.key.text;
+      if (key == "source") {
+        sticky_source(entry);
+        continue;
+      }
+      if (const auto first = seen_.find(key); first != seen_.end()) {
+        error_at(diag::kHwDuplicateKey, begin_of(entry.key), "duplicate key '" + key + "'",
+                 {{begin_of(first->second->key), "'" + key + "' first given here"}});
+        continue;
+      }
+      seen_.emplace(key, &entry);
+      runtime_entry(entry);
+    }
+    if (runtime_.version.empty())
+      error(diag::kHwIncomplete, ast, "the runtime has no 'version = \"...\"': the release whose behaviour it describes");
+    if (error_count_ > 0) throw Error(diagnostics());
+    return std::move(runtime_);
+  }
 
   ir::Device run(const ast::Device& ast, std::string id) {
     device_.id = std::move(id);
@@ -178,6 +206,55 @@ class Checker {
     const std::string hint = shows_more() ? closest_name(entry.key.text, spelled_keys(parts)) : std::string();
     error(diag::kHwUnknownKey, entry.key, "unknown key '" + entry.key.text + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
                                               "; expected one of " + std::string(kAllowedKeys));
+  }
+
+  // A word from a fixed set, with its source (recorded for the report), or an error listing the set.
+  std::optional<std::string> choice(const ast::Entry& entry, std::initializer_list<std::string_view> allowed) {
+    const auto* word = boost::get<ast::Word>(&entry.value.get());
+    if (!word || std::find(allowed.begin(), allowed.end(), word->text) == allowed.end()) {
+      std::string list;
+      for (const std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      error_value(diag::kHwValue, entry.value, "'" + entry.key.text + "' takes one of " + list);
+      return std::nullopt;
+    }
+    auto source = source_of(entry);
+    if (!source) return std::nullopt;
+    runtime_.sources[entry.key.text] = std::move(*source);
+    return word->text;
+  }
+
+  void runtime_entry(const ast::Entry& entry) {
+    const std::string& key = entry.key.text;
+    if (key == "version") {
+      if (auto text = expect_text(entry, "version = \"0.6.3\"")) runtime_.version = *text;
+      return;
+    }
+    if (key == "provenance") {
+      if (auto text = expect_text(entry, "provenance = \"...\"")) runtime_.provenance.push_back(*text);
+      return;
+    }
+    if (key == "launch_overhead") return assign(runtime_.launch_overhead, entry, Dimension::Time);
+    if (key == "step_overhead") return assign(runtime_.step_overhead, entry, Dimension::Time);
+    if (key == "attention") {
+      if (auto kernel = choice(entry, {"flash", "materialized", "eager"})) runtime_.attention = *kernel;
+      return;
+    }
+    if (key == "logits") {
+      if (auto which = choice(entry, {"all", "last"})) runtime_.last_position_logits = *which == "last";
+      return;
+    }
+    if (key == "kv_cache") {
+      if (auto layout = choice(entry, {"contiguous", "paged"})) runtime_.kv_cache = *layout;
+      return;
+    }
+    if (key == "kv_block") {
+      if (auto block = whole_count(entry, "'kv_block' takes a whole number of tokens, as in 'kv_block = 16'")) runtime_.kv_block = *block;
+      return;
+    }
+    const std::string hint = shows_more() ? closest_name(key, std::vector<std::string>(kRuntimeKeys.begin(), kRuntimeKeys.end())) : std::string();
+    error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                                              "; expected one of source, version, provenance, launch_overhead, step_overhead, attention, "
+                                              "logits, kv_cache, kv_block");
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.
@@ -486,6 +563,7 @@ class Checker {
   const parser::position_cache& positions_;
   const Locator& locator_;
   ir::Device device_;
+  ir::Runtime runtime_;
   std::vector<Found> found_;
   std::size_t error_count_ = 0;
   bool whole_file_ = false;   // in finish(): every error is kept, to be sorted
@@ -507,6 +585,11 @@ class Checker {
 ir::Device check_device(const ast::Device& device, const parser::position_cache& positions, const Locator& locator,
                         std::string id) {
   return Checker(positions, locator).run(device, std::move(id));
+}
+
+ir::Runtime check_runtime(const ast::Device& runtime, const parser::position_cache& positions, const Locator& locator,
+                          std::string id) {
+  return Checker(positions, locator).run_runtime(runtime, std::move(id));
 }
 
 }  // namespace ridge::lang::hw

@@ -6,6 +6,7 @@
 #include "lang/hw/config.hpp"
 #include "lang/hw/error_handler.hpp"
 #include "lang/ir/device.hpp"
+#include "lang/ir/runtime.hpp"
 
 #include <string>
 
@@ -14,5 +15,8 @@ namespace ridge::lang::hw {
 // Throws lang::Error carrying every problem found (up to a limit), each pointing at its cause.
 ir::Device check_device(const ast::Device& device, const parser::position_cache& positions,
                         const Locator& locator, std::string id);
+// The same for a runtime description (`runtime "NAME" { ... }`).
+ir::Runtime check_runtime(const ast::Device& runtime, const parser::position_cache& positions,
+                          const Locator& locator, std::string id);
 
 }  // namespace ridge::lang::hw

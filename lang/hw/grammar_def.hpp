@@ -48,7 +48,8 @@ struct recovering {
 
 // Keywords are whole words: `devices` or `sourcefile` are not `device` / `source`.
 inline auto keyword(const char* word) { return lexeme[lit(word) >> !(alnum | '_')]; }
-const auto kw_device = keyword("device");
+// What the file declares: a device, or a runtime (the same language; hw/check.cpp reads each).
+const auto declaration_keyword = lexeme[(x3::string("device") | x3::string("runtime")) >> !(alnum | '_')];
 const auto kw_source = keyword("source");
 
 // Numbers: the strict real parser refuses `nan`/`inf` so that `infiniband` stays a word; those
@@ -163,7 +164,7 @@ const auto entry_def = key > '=' > value > -source_tail;
 const auto entry_item_def = x3::expect[entry];
 
 const auto close_brace_def = lit('}');
-const auto device_def = kw_device > text > '{' > *(!lit('}') >> !x3::eoi >> entry_item) > close_brace;
+const auto device_def = declaration_keyword > text > '{' > *(!lit('}') >> !x3::eoi >> entry_item) > close_brace;
 const auto end_of_input_def = x3::eoi;
 const auto file_def = x3::eps > device > end_of_input;
 

@@ -15,29 +15,64 @@
 
 namespace ridge::lang {
 
-ir::Device parse_device(const std::string& text, const std::string& file) {
-  namespace x3 = boost::spirit::x3;
-  const hw::Locator locator(text, file);
-  hw::parser::ParseState state(text);
+namespace {
+
+// The syntax of a `.hw`-language file (a device or a runtime), every syntax error a lang::Error.
+struct Parsed {
   hw::ast::Device ast;
+  hw::parser::ParseState state;
+};
+
+void parse(const std::string& text, const hw::Locator& locator, Parsed& p) {
+  namespace x3 = boost::spirit::x3;
   auto first = text.cbegin();
   std::optional<Diagnostic> stopped;   // an error no entry recovered from, which ended the parse
   try {
-    const auto parser = x3::with<hw::parser::parse_state_tag>(std::ref(state))[hw::file()];
+    const auto parser = x3::with<hw::parser::parse_state_tag>(std::ref(p.state))[hw::file()];
     // The grammar ends in `> eoi` and starts with `eps >`, so it either succeeds or throws.
-    if (!x3::phrase_parse(first, text.cend(), parser, hw::parser::skipper, ast))
+    if (!x3::phrase_parse(first, text.cend(), parser, hw::parser::skipper, p.ast))
       stopped = locator.error(first, diag::kHwSyntax, "expected a device declaration 'device \"NAME\" { ... }'");
   } catch (const x3::expectation_failure<hw::parser::iterator_type>& e) {
     // After kMaxRecoveries errors the exception only says where reading stopped.
-    if (!state.gave_up()) stopped = hw::syntax_diagnostic(e.where(), e.which(), locator);
+    if (!p.state.gave_up()) stopped = hw::syntax_diagnostic(e.where(), e.which(), locator);
   }
   std::vector<Diagnostic> shown;
-  for (const auto& e : state.syntax_errors()) shown.push_back(hw::syntax_diagnostic(e.where, e.which, locator));
+  for (const auto& e : p.state.syntax_errors()) shown.push_back(hw::syntax_diagnostic(e.where, e.which, locator));
   if (stopped) shown.push_back(std::move(*stopped));
   if (!shown.empty())
-    throw Error(limit_errors(std::move(shown), state.syntax_error_count() + (stopped ? 1 : 0), !state.gave_up()));
-  return hw::check_device(ast, state.positions(), locator, std::filesystem::path(file).stem().string());
+    throw Error(limit_errors(std::move(shown), p.state.syntax_error_count() + (stopped ? 1 : 0), !p.state.gave_up()));
 }
+
+// A file that declares the other kind: one error at its keyword.
+void expect_declaration(const std::string& text, const hw::Locator& locator, const hw::ast::Device& ast, const std::string& want) {
+  if (ast.what == want) return;
+  const std::size_t at = text.find(ast.what);
+  throw Error({locator.error(text.cbegin() + static_cast<std::ptrdiff_t>(at == std::string::npos ? 0 : at), diag::kHwSyntax,
+                             want == "device" ? "expected a device declaration 'device \"NAME\" { ... }'; this file describes a "
+                                                "runtime (give it to --runtime)"
+                                              : "expected a runtime declaration 'runtime \"NAME\" { ... }'; this file describes a "
+                                                "device (give it as a device file)")});
+}
+
+}  // namespace
+
+ir::Device parse_device(const std::string& text, const std::string& file) {
+  const hw::Locator locator(text, file);
+  Parsed p{{}, hw::parser::ParseState(text)};
+  parse(text, locator, p);
+  expect_declaration(text, locator, p.ast, "device");
+  return hw::check_device(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
+}
+
+ir::Runtime parse_runtime(const std::string& text, const std::string& file) {
+  const hw::Locator locator(text, file);
+  Parsed p{{}, hw::parser::ParseState(text)};
+  parse(text, locator, p);
+  expect_declaration(text, locator, p.ast, "runtime");
+  return hw::check_runtime(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
+}
+
+ir::Runtime load_runtime(const std::string& path) { return parse_runtime(read_source(path), path); }
 
 ir::Device load_device(const std::string& path) { return parse_device(read_source(path), path); }
 

@@ -369,7 +369,7 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
              correlate=(), layers=True, kernel_model="micro", prompt=None, generate=None, explain=None,
              tensor_parallel=None, pipeline_parallel=None, data_parallel=None, micro_batch=None,
              global_batch=None, interleave=None, sequence_parallel=False, zero=None, depth=None, top=None,
-             rank_by="train", measured=None, **parameters):
+             rank_by="train", measured=None, runtime=None, **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
     Keywords are simulate's options by their names (--tensor-parallel is tensor_parallel=), and the
@@ -396,6 +396,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     options = _options(batch, dtype, optimizer, recompute, master_weights, weights, devices, link, scaling, overlap,
                        dataset_size, layers, kernel_model, prompt, generate, explain, parallel, depth, top, rank_by,
                        measured)
+    if runtime is not None:
+        options.runtime = os.fspath(runtime)   # runtimes/NAME.rt or a file: the software stack
     others = [_load_network(n) for n in correlate]
     return Result(_ridge.run(net, devs, others, options))
 
@@ -435,7 +437,8 @@ def _positive(keyword, value, what, optional=False):
 def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_tokens=512, output_tokens=128, seed=1,
           slo_ttft=None, slo_tpot=None, batching="continuous", max_num_seqs=256, max_batched_tokens=None, tensor_parallel=None,
           pipeline_parallel=None, replicas=1, router="round-robin", burstiness=1.0, requests=None, disaggregate=None, search=False,
-          max_replicas=16, executor=None, shards=None, link="", kernel_model="micro", _shard=(0, 1), **parameters):
+          max_replicas=16, executor=None, shards=None, link="", kernel_model="micro", runtime=None, _shard=(0, 1),
+          **parameters):
     """A decoder deployment (replicas x tensor_parallel x pipeline_parallel devices) under a request
     load, as `simulate NET HW --serve` runs it: arrivals at rate requests/s for duration seconds
     (Poisson, or gamma gaps of shape burstiness; seeded), or a CSV trace replayed (requests=PATH);
@@ -459,7 +462,7 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
         kwargs = {k: asked[k] for k in ("rate", "duration", "prompt_tokens", "output_tokens", "seed", "slo_ttft", "slo_tpot",
                                         "batching", "max_num_seqs", "max_batched_tokens", "tensor_parallel", "pipeline_parallel",
                                         "router", "burstiness", "requests", "disaggregate", "max_replicas", "link",
-                                        "kernel_model")}
+                                        "kernel_model", "runtime")}
         kwargs.update(parameters)
         futures = [executor.submit(_serve_shard, network, devices, dtype, kwargs, k, count) for k in range(count)]
         tables = [f.result() for f in futures]
@@ -484,6 +487,8 @@ def serve(network, device, dtype="fp32", *, rate=1.0, duration=60.0, prompt_toke
     o.burstiness = _positive("burstiness", burstiness, "a gamma shape")
     if requests is not None:
         o.requests = os.fspath(requests)
+    if runtime is not None:
+        o.runtime = os.fspath(runtime)
     if disaggregate is not None:
         if not (isinstance(disaggregate, (tuple, list)) and len(disaggregate) == 2):
             raise RidgeError(f"disaggregate: {disaggregate!r} is not (prefill replicas, decode replicas)")

@@ -485,3 +485,16 @@ TEST_CASE("simulate --serve --disaggregate hands each KV cache from prefill repl
   CHECK(both.status == 1);
   CHECK_THAT(both.err, Catch::Contains("not with --replicas or --search"));
 }
+
+TEST_CASE("simulate --runtime takes a stack by name or file, and a missing one is an error") {
+  const Run r = simulate("llama2_7b a100-sxm4-80gb --dtype fp16 --prompt 128 --generate 4 --runtime vllm --format json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"id\": \"report-runtime\""));
+  const Run missing = simulate("gpt2 a100-sxm4-40gb --runtime nonesuch");
+  CHECK(missing.status == 1);
+  CHECK_THAT(missing.err, Catch::Contains("nonesuch"));
+  const Run device = simulate("gpt2 a100-sxm4-40gb --runtime " + std::string(RIDGE_HW_DIR) + "/t4.hw");
+  CHECK(device.status == 1);
+  CHECK_THAT(device.err, Catch::Contains("this file describes a device"));
+}

@@ -117,7 +117,7 @@ TEST_CASE("a sweep's totals are simulate()'s: one workload timed on many devices
   // Every catalogue device, two batches, two dtypes, two training set-ups: the Sweep reuses each
   // (batch, dtype) workload across devices, and must give the numbers a whole simulate() gives.
   const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/gpt2.net", {{"seq_len", "128"}});
-  for (const engine::Options setup : {engine::Options{}, engine::Options{.optimizer = engine::Optimizer::AdamW,
+  for (const engine::Options& setup : {engine::Options{}, engine::Options{.optimizer = engine::Optimizer::AdamW,
                                                                          .recompute = engine::Recompute::Selective}}) {
     engine::Sweep sweep(net, setup);
     int compared = 0;

@@ -1,5 +1,5 @@
 // libFuzzer target for the `.hw` front end: bytes -> parse + check -> simulate a fixed small
-// network on the device in every precision -> render.
+// network on the device in every precision -> render; and the same bytes as a runtime (`.rt`).
 #include "tests/fuzz/fuzz_common.hpp"
 
 #include <optional>
@@ -21,6 +21,11 @@ const ridge::ir::Network& network() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ridge;
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // The same language describes runtimes (runtimes/*.rt): a `runtime` block is checked by its keys.
+  try {
+    (void)lang::parse_runtime(text, "fuzz.rt");
+  } catch (const lang::Error&) {
+  }
   std::optional<ir::Device> dev;
   try {
     dev = lang::parse_device(text, "fuzz.hw");

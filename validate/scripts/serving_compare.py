@@ -10,7 +10,8 @@ row it writes the load as a trace and runs
   simulate MODEL SYSTEM --dtype D --tensor-parallel T --serve --requests TRACE.csv --batching B
            --max-num-seqs N --format json
 
-and reads the metric from the `serving` row. Every row is `predict`: no constant of Ridge was fitted
+and reads the metric from the `serving` row, once as eager PyTorch runs it and once with `--runtime` the
+row's stack (the CSV's `runtime`: runtimes/NAME.rt). Every row is `predict`: no constant of Ridge was fitted
 on them. Prints each row's error and the median absolute error, as docs/language-models.md shows
 (tests/docs/measured_tables.py holds the page to this output).
 
@@ -20,6 +21,7 @@ import argparse
 import concurrent.futures
 import csv
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -28,12 +30,15 @@ import tempfile
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def predicted(simulate, row, folder):
-    trace = pathlib.Path(folder) / f"{row['model']}-{row['requests']}-{row['prompt']}-{row['output']}.csv"
+def predicted(simulate, row, folder, runtime=None):
+    # One file per run: runs go in parallel, and two rows may share a load.
+    handle, name = tempfile.mkstemp(suffix=".csv", dir=folder)
+    os.close(handle)
+    trace = pathlib.Path(name)
     trace.write_text("arrival_s,prompt_tokens,output_tokens\n" + f"0,{row['prompt']},{row['output']}\n" * int(row["requests"]))
     cmd = [simulate, f"models/{row['model']}.net", f"hw/{row['system']}.hw", "--dtype", row["dtype"],
            "--tensor-parallel", row["tensor_parallel"], "--serve", "--requests", str(trace), "--batching", row["batching"],
-           "--max-num-seqs", row["max_num_seqs"], "--format", "json"]
+           "--max-num-seqs", row["max_num_seqs"], "--format", "json"] + (["--runtime", runtime] if runtime else [])
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["serving"][0][row["metric"]]
 
@@ -46,24 +51,29 @@ def main():
     rows = [r for r in csv.DictReader(open(a.csv, newline="")) if r["split"] == "predict"]
     with tempfile.TemporaryDirectory() as folder, concurrent.futures.ThreadPoolExecutor(4) as pool:
         values = list(pool.map(lambda r: predicted(a.simulate, r, folder), rows))
+        stacked = list(pool.map(lambda r: predicted(a.simulate, r, folder, r["runtime"]), rows))
     units = {"output_tokens_per_s": ("tokens/s", 1), "ttft_mean_s": ("ms", 1e3), "tpot_p50_s": ("ms", 1e3), "e2e_mean_s": ("ms", 1e3)}
     names = {"output_tokens_per_s": "output throughput", "ttft_mean_s": "TTFT, mean", "tpot_p50_s": "TPOT, median",
              "e2e_mean_s": "end to end, mean"}
-    print("| stack | model | system | dtype | TP | requests at once | in / out | metric | measured | Ridge | error |")
-    print("|---|---|---|---|--:|--:|--:|---|--:|--:|--:|")
-    errors = []
+    print("| stack | model | system | dtype | TP | requests at once | in / out | metric | measured | Ridge, eager | error | "
+          "Ridge, `--runtime` | error |")
+    print("|---|---|---|---|--:|--:|--:|---|--:|--:|--:|--:|--:|")
+    errors, stacked_errors = [], []
     shown = lambda x: f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
-    for r, v in zip(rows, values):
+    for r, v, w in zip(rows, values, stacked):
         unit, scale = units[r["metric"]]
         measured = float(r["measured"])
-        error = v / measured - 1
+        error, stacked_error = v / measured - 1, w / measured - 1
         errors.append(abs(error))
+        stacked_errors.append(abs(stacked_error))
         print(f"| {r['framework']} | {r['model']} | {r['system']} | {r['dtype']} | {r['tensor_parallel']} | {r['requests']} | "
-              f"{r['prompt']} / {r['output']} | {names[r['metric']]} ({unit}) | {shown(measured * scale)} | {shown(v * scale)} | {error:+.0%} |")
+              f"{r['prompt']} / {r['output']} | {names[r['metric']]} ({unit}) | {shown(measured * scale)} | {shown(v * scale)} | "
+              f"{error:+.0%} | {shown(w * scale)} ({r['runtime']}) | {stacked_error:+.0%} |")
     left_out = sum(1 for r in csv.DictReader(open(a.csv, newline="")) if r["split"] == "excluded")
     print()
-    print(f"Median absolute error {statistics.median(errors):.1%} over {len(errors)} rows, every one predicted (no constant "
-          f"saw them); {left_out} rows left out (`excluded` in the CSV, each with its reason).")
+    print(f"Median absolute error {statistics.median(errors):.1%} as eager PyTorch runs them, {statistics.median(stacked_errors):.1%} "
+          f"under each row's own stack (`runtimes/`), over {len(errors)} rows, every one predicted (no constant saw them); "
+          f"{left_out} rows left out (`excluded` in the CSV, each with its reason).")
 
 if __name__ == "__main__":
     main()
