@@ -81,7 +81,10 @@ TEST_CASE("the catalogue holds one file per device of the hardware reference") {
       "p100-pcie-16gb", "p100-sxm2", "v100-pcie",    "v100-sxm2",       "t4",
       "a100-sxm4-40gb", "a100-pcie-80gb", "a100-sxm4-80gb", "h100-pcie", "h100-sxm5",
       "h200-sxm",      "tpu-v4",    "xeon-e5-2699v4-2s", "xeon-e5-2697v2-2s", "xeon-phi-7120a",
-      "colab-xeon-1core", "apple-a14"};
+      "colab-xeon-1core", "apple-a14",
+      // 2024-2026 (issue #39): each figure sourced in its file, not yet in the hardware reference.
+      "b200", "dgx-b200", "h20", "l40s", "l4", "rtx-4090", "mi300x", "mi325x", "mi300x-8gpu", "gaudi3", "tpu-v5e", "tpu-v5p",
+      "tpu-v6e"};
   for (const auto& stem : expected) {
     CAPTURE(stem);
     CHECK(std::filesystem::exists(kHwDir + "/" + stem + ".hw"));
