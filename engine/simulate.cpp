@@ -387,6 +387,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   r.batch = opt.batch;
   r.precision = opt.precision;
   r.optimizer = std::string(optimizer_name(opt.optimizer));
+  if (opt.runtime) r.runtime = opt.runtime->id;
   r.device = summarise(device, opt.precision, full);
   if (const auto launch = runtime::launch_overhead_s(opt.runtime.get())) {   // the stack's, in place of the device's
     r.device.launch_overhead_s = *launch;

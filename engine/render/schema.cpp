@@ -81,6 +81,7 @@ constexpr std::array<Column<Row>, 5> which_columns() {
 
 const auto kRunColumns = std::array{
     Column<Report>{"optimizer", [](const Report& r) { return name(r.optimizer); }},
+    Column<Report>{"runtime", [](const Report& r) { return name(r.runtime); }},
     Column<Report>{"params", [](const Report& r) { return Cell{r.totals.params}; }},
     Column<Report>{"macs", [](const Report& r) { return Cell{r.totals.macs}; }},
     Column<Report>{"flops_fwd", [](const Report& r) { return Cell{r.totals.flops_fwd}; }},
@@ -214,6 +215,7 @@ const auto kScalingColumns = std::array{
 };
 
 const auto kGenerationColumns = std::array{
+    Column<Generation>{"runtime", [](const Generation& g) { return name(g.prefill.runtime); }},
     Column<Generation>{"prompt", [](const Generation& g) { return count(g.prompt); }},
     Column<Generation>{"generate", [](const Generation& g) { return count(g.generate); }},
     Column<Generation>{"tensor_parallel", [](const Generation& g) { return count(g.tensor_parallel); }},
@@ -240,6 +242,7 @@ const auto kGenerationColumns = std::array{
 
 using serving::DeploymentRun;
 const auto kServingColumns = std::array{
+    Column<DeploymentRun>{"runtime", [](const DeploymentRun& d) { return name(d.unloaded.prefill.runtime); }},
     Column<DeploymentRun>{"tensor_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.tensor); }},
     Column<DeploymentRun>{"pipeline_parallel", [](const DeploymentRun& d) { return count(d.deployment.parallel.pipeline); }},
     Column<DeploymentRun>{"replicas", [](const DeploymentRun& d) { return count(d.deployment.replicas.total()); }},
