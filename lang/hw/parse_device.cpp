@@ -54,22 +54,24 @@ void expect_declaration(const std::string& text, const hw::Locator& locator, con
                                                 "device (give it as a device file)")});
 }
 
+// A file of the `.hw` language declaring `want` ("device" or "runtime"), checked by `check`.
+template <class Check>
+auto parse_declaration(const std::string& text, const std::string& file, const std::string& want, Check check) {
+  const hw::Locator locator(text, file);
+  Parsed p{{}, hw::parser::ParseState(text)};
+  parse(text, locator, p);
+  expect_declaration(text, locator, p.ast, want);
+  return check(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
+}
+
 }  // namespace
 
 ir::Device parse_device(const std::string& text, const std::string& file) {
-  const hw::Locator locator(text, file);
-  Parsed p{{}, hw::parser::ParseState(text)};
-  parse(text, locator, p);
-  expect_declaration(text, locator, p.ast, "device");
-  return hw::check_device(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
+  return parse_declaration(text, file, "device", hw::check_device);
 }
 
 ir::Runtime parse_runtime(const std::string& text, const std::string& file) {
-  const hw::Locator locator(text, file);
-  Parsed p{{}, hw::parser::ParseState(text)};
-  parse(text, locator, p);
-  expect_declaration(text, locator, p.ast, "runtime");
-  return hw::check_runtime(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
+  return parse_declaration(text, file, "runtime", hw::check_runtime);
 }
 
 ir::Runtime load_runtime(const std::string& path) { return parse_runtime(read_source(path), path); }

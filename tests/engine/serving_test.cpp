@@ -28,6 +28,18 @@ serving::StepCost constant_cost(std::int64_t kv_tokens) {
   return c;
 }
 
+// Iteration times that grow with the work (a prefill with its tokens, a decode step with its sequences
+// and their context, a chunk with its tokens and past, a hand-over with its tokens), small enough that
+// a load of tens of requests a second fills a 1,500-token cache.
+serving::StepCost affine_cost() {
+  serving::StepCost c = constant_cost(1500);
+  c.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
+  c.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
+  c.chunk = [](std::int64_t tokens, double past) { return 0.01 + 1e-5 * static_cast<double>(tokens) + 1e-8 * past * static_cast<double>(tokens); };
+  c.transfer = [](std::int64_t tokens) { return 1e-3 + 1e-6 * static_cast<double>(tokens); };
+  return c;
+}
+
 ir::Device h100() { return lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw"); }
 
 // Llama-2-7B elaborated per phase, as simulate does for --prompt/--generate and --serve.
@@ -166,10 +178,7 @@ TEST_CASE("every run keeps Little's law, finishes every request once and counts 
   load.duration_s = 30.0;
   load.prompt = {20, 200};
   load.output = {1, 40};
-  serving::StepCost cost = constant_cost(1500);
-  cost.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
-  cost.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
-  cost.chunk = [](std::int64_t tokens, double past) { return 0.01 + 1e-5 * static_cast<double>(tokens) + 1e-8 * past * static_cast<double>(tokens); };
+  const serving::StepCost cost = affine_cost();
   const auto requests = serving::requests(load);
   std::int64_t tokens = 0;
   for (const auto& r : requests) tokens += r.output;
@@ -281,10 +290,7 @@ TEST_CASE("disaggregated serving, worked by hand: the prompt on a prefill replic
   busy.duration_s = 20.0;
   busy.prompt = {20, 200};
   busy.output = {1, 40};
-  serving::StepCost costs = constant_cost(1500);
-  costs.prefill = [](std::int64_t n, std::int64_t tokens) { return 0.01 + 1e-5 * static_cast<double>(n * tokens); };
-  costs.decode = [](std::int64_t n, double context) { return 0.005 + 1e-4 * static_cast<double>(n) + 1e-7 * context * static_cast<double>(n); };
-  costs.transfer = [](std::int64_t tokens) { return 1e-3 + 1e-6 * static_cast<double>(tokens); };
+  const serving::StepCost costs = affine_cost();
   for (const serving::Router router : {serving::Router::RoundRobin, serving::Router::LeastOutstanding}) {
     serving::Replicas two_to_one;
     two_to_one.prefill = 1;
