@@ -88,6 +88,7 @@ Results run(const Plan& p) {
     if (p.precisions.size() != 1) throw std::invalid_argument("a deployment search takes one dtype");
     serving::SearchResult found = serving::search(p.network_at, p.devices, options_at(p.precisions.front(), 1), *p.serving, *p.serving_search);
     for (serving::Candidate& c : found.candidates) out.serving.push_back(std::move(c.run));
+    found.candidates.clear();   // their runs are Results::serving now, in the same order
     out.serving_search = std::move(found);
     return out;
   }

@@ -100,7 +100,7 @@ struct Results {
   std::vector<Report> correlated;            // the further networks' at the same points
   std::vector<Generation> generations;       // devices x precisions x batches (prompt > 0)
   std::vector<serving::DeploymentRun> serving;   // devices x precisions (Plan::serving); a search's candidates, best first
-  std::optional<serving::SearchResult> serving_search;   // Plan::serving_search's refusals and ranking (its runs are `serving`)
+  std::optional<serving::SearchResult> serving_search;   // Plan::serving_search's refusals and ranking (its candidates' runs are `serving`)
   std::vector<ScalingReport> scalings;       // one per device, precision and batch that scales
   std::optional<RankCorrelation> correlation;
   std::vector<Note> notes;                   // about the run as a whole

@@ -1,6 +1,7 @@
 // The text of a deployment under a request load (simulate --serve): the load, the scheduler, then
 // latency percentiles, throughput, goodput and the KV cache. The JSON and CSV rows are schema.cpp's
 // `serving` table.
+#include "engine/render/grid.hpp"
 #include "engine/render/render.hpp"
 #include "engine/render/units.hpp"
 
@@ -96,29 +97,17 @@ std::string table(const serving::SearchResult& search, const std::vector<serving
     out += "  " + std::to_string(runs.size()) + " splits that fit, each at its best batch size; " +
            std::to_string(search.deployments_served) + " deployments served; ranked by " + (search.by_price ? "price per hour" : "devices (not every device file gives a price)") + "\n\n";
     std::vector<std::vector<std::string>> rows{
-        {"", "device", "replicas", "TP", "PP", "seqs", "GPUs", "USD/h", "TTFT p99", "TPOT p99", "goodput", "meets"}};
+        {"device", "replicas", "TP", "PP", "seqs", "GPUs", "USD/h", "TTFT p99", "TPOT p99", "goodput", "meets"}};
     for (std::size_t i = 0; i < runs.size() && i < kShown; ++i) {
       const serving::DeploymentRun& x = runs[i];
       const auto price = x.price_per_hour();
-      rows.push_back({std::to_string(i + 1), x.unloaded.prefill.device.id,
+      rows.push_back({x.unloaded.prefill.device.id,
                       std::to_string(x.deployment.replicas.count), std::to_string(x.deployment.parallel.tensor),
                       std::to_string(x.deployment.parallel.pipeline), std::to_string(x.deployment.scheduler.max_num_seqs),
                       std::to_string(x.devices()), price ? fixed(*price, 2) : "-", si(x.served.ttft.p99, "s"), si(x.served.tpot.p99, "s"),
                       fixed(x.served.goodput_requests_per_s, 2) + "/s", x.meets_slo() ? "yes" : "no"});
     }
-    std::vector<std::size_t> width(rows.front().size(), 0);
-    for (const auto& row : rows)
-      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    for (const auto& row : rows) {
-      std::string line = " ";
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        const bool left = c == 1;
-        const std::string pad(width[c] - row[c].size(), ' ');
-        line += " " + (left ? row[c] + pad : pad + row[c]);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
+    out += grid(rows);
     if (runs.size() > kShown) out += "  ... " + std::to_string(runs.size() - kShown) + " more (--format json lists them all)\n";
   }
   for (const serving::Refusal& f : search.refused)

@@ -37,7 +37,7 @@ struct Candidate {
   std::size_t device = 0;   // index into the device files searched
   DeploymentRun run;        // at the fewest replicas that meet the goals, or at max_replicas
 };
-// (engine::run moves the candidates' runs into Results::serving, best first; `device` stays.)
+// (engine::run moves the candidates' runs into Results::serving, best first, and keeps the rest.)
 
 struct Refusal {
   std::string device_id;
