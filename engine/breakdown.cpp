@@ -52,6 +52,34 @@ std::string prefix(const std::string& name, int depth) {
 
 }  // namespace
 
+std::vector<BreakdownRow> kernel_rows(const Report& report) {
+  std::vector<BreakdownRow> rows;
+  std::map<std::string, std::size_t> at;   // kernel (its first layer's name) -> row
+  for (std::size_t i = 1; i < report.layers.size(); ++i) {
+    const LayerRow& l = report.layers[i];
+    if (l.kernel.empty()) {
+      rows.push_back(row_of(l));
+      continue;
+    }
+    const auto [it, added] = at.try_emplace(l.kernel, rows.size());
+    if (added) {
+      rows.push_back(row_of(l));
+      rows.back().name = l.kernel;
+      if (l.name != l.kernel) rows.back().name += "+" + l.name.substr(l.name.rfind('.') + 1);
+      continue;
+    }
+    BreakdownRow& sum = rows[it->second];
+    add(sum, row_of(l));
+    sum.name += "+" + l.name.substr(l.name.rfind('.') + 1);
+    sum.op += "+" + std::string(ir::op_name(l.op));
+  }
+  return rows;
+}
+
+bool has_fused_kernels(const Report& report) {
+  return std::any_of(report.layers.begin(), report.layers.end(), [](const LayerRow& l) { return !l.kernel.empty(); });
+}
+
 double time_of(const BreakdownRow& row, TimeOf time) {
   switch (time) {
     case TimeOf::Inference: return row.time_fwd_s;

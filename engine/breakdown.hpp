@@ -33,6 +33,12 @@ std::vector<BreakdownRow> layer_rows(const Report& report);
 // "layer1.bottleneck1"), in the order the blocks first appear; a layer with fewer parts stands alone.
 std::vector<BreakdownRow> block_rows(const Report& report, int depth);
 
+// Layers summed per kernel where a runtime fused them (LayerRow::kernel), in the order the kernels'
+// first layers run: "conv3+batchnorm3+add1+relu3" (the first layer's name, then the others' last
+// parts), ops "conv+batchnorm+add+relu". Layers that ran alone stay as layer_rows gives them.
+std::vector<BreakdownRow> kernel_rows(const Report& report);
+bool has_fused_kernels(const Report& report);
+
 // Sorts by `time` (largest first, network order among equals), fills share and cumulative against
 // the total over all `rows`, and keeps the first `keep` (0: all).
 void rank_by_time(std::vector<BreakdownRow>& rows, TimeOf time, std::size_t keep);

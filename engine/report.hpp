@@ -57,6 +57,9 @@ struct LayerRow {
   Ppp ppp_fwd;
   Ppp ppp_bwd;
   std::optional<kernels::GemmPlan> gemm_fwd;   // the kernel model's plan of the forward's largest GEMM
+  // The forward kernel the layer ran in under the runtime's fusion (engine/fusion.hpp): its first
+  // layer's name; empty where the layer ran alone.
+  std::string kernel;
 };
 
 struct Totals {

@@ -260,6 +260,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   const ir::Op attention_op = ir::op("attention");
   const std::optional<std::string> attention_kernel = runtime::attention_kernel(opt.runtime.get());
   double selective_dropped = 0.0;
+  w.fusion = fusion::plan(net, opt.runtime.get());
+  const double element_bytes = static_cast<double>(opt.batch) * width;
 
   // Filled layer by layer: a layer's needs depend on earlier ones' outputs. One GradNeeds reused.
   std::vector<bool> needs_grad;
@@ -284,6 +286,13 @@ Workload workload(const ir::Network& net, const Options& opt) {
     OpCost c = attention_kernel && layer.op == attention_op && layer.attrs.s("kernel") != *attention_kernel
                     ? op_cost(with_kernel(layer, *attention_kernel), shapes, opt.batch, opt.precision, grad, weight_width)
                     : op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
+    if (!w.fusion.empty()) {
+      fusion::apply(c.forward, w.fusion.forward[id], element_bytes);
+      if (!w.fusion.forward_train.empty()) {
+        fusion::apply(c.forward_train, w.fusion.forward_train[id], element_bytes);
+        fusion::apply(c.backward, w.fusion.backward[id], element_bytes);
+      }
+    }
     for (PassGemms* pass : {&c.gemm_forward, &c.gemm_backward})
       for (int i = 0; i < pass->count; ++i) {
         const kernels::Gemm& g = pass->gemms[static_cast<std::size_t>(i)];
@@ -489,7 +498,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                           .peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
                           .ppp_fwd = gt.fwd_ppp,
                           .ppp_bwd = gt.bwd_ppp,
-                          .gemm_fwd = gt.largest_fwd});
+                          .gemm_fwd = gt.largest_fwd,
+                          .kernel = w.fusion.empty() || w.fusion.pattern[id].empty()
+                                        ? std::string()
+                                        : net.layers[w.fusion.forward[id].kernel].name});
     }
   }
 

@@ -3,6 +3,7 @@
 //   engine::Report r = engine::simulate(net, device, {.batch = 64, .precision = ir::Precision::FP16});
 #pragma once
 
+#include "engine/fusion.hpp"
 #include "engine/report.hpp"
 
 #include "lang/ir/device.hpp"
@@ -85,6 +86,7 @@ struct Workload {
   };
   std::vector<Group> groups;               // in the order of their first layers
   std::vector<std::uint32_t> group_of;     // per layer: its index in `groups`
+  fusion::Plan fusion;                     // the runtime's kernels (engine/fusion.hpp); empty: one per layer
   PassCost update;                         // the optimizer step
   Totals counts;                           // the device-independent totals: parameters, FLOPs, bytes, memory
   double fixed_train_bytes = 0.0;          // training memory that does not grow with the batch

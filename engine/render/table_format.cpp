@@ -18,6 +18,8 @@ std::string reports_text(const Results& results, const FormatOptions& o) {
   const Report& r = results.reports.front();
   if (!results.breakdown.empty()) return table(r, results.breakdown, o.pass, results.ranked);
   if (results.measured) return table(r, *results.measured, o.pass);
+  // Under a runtime that fuses, a row per kernel (the JSON and CSV keep a row per layer, with its kernel).
+  if (!o.wide && has_fused_kernels(r)) return table(r, kernel_rows(r), o.pass, false);
   return table(r, o.pass, o.wide);
 }
 

@@ -1,5 +1,6 @@
 #include "lang/hw/check.hpp"
 
+#include "lang/hw/fusion_pattern.hpp"
 #include "lang/hw/units.hpp"
 #include "lang/suggest.hpp"
 
@@ -23,8 +24,8 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::array<std::string_view, 9> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
-                                                      "attention", "logits", "kv_cache", "kv_block"};
+constexpr std::array<std::string_view, 11> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+                                                       "attention", "logits", "kv_cache", "kv_block", "fusion", "fuse.NAME"};
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
@@ -251,10 +252,26 @@ class Checker {
       if (auto block = whole_count(entry, "'kv_block' takes a whole number of tokens, as in 'kv_block = 16'")) runtime_.kv_block = *block;
       return;
     }
+    if (key == "fusion") {
+      if (auto passes = choice(entry, {"inference", "training"})) runtime_.fuse_training = *passes == "training";
+      return;
+    }
+    if (key.starts_with("fuse.") && key.size() > 5 && key.find('.', 5) == std::string::npos) {
+      const auto text = expect_text(entry, "fuse.conv_bn_act = \"conv -> batchnorm -> elementwise+\"");
+      if (!text) return;
+      auto parsed = parse_fusion_pattern(key.substr(5), *text);
+      if (auto* message = std::get_if<std::string>(&parsed))
+        return error_value(diag::kHwValue, entry.value, std::move(*message));
+      auto source = source_of(entry);
+      if (!source) return;
+      runtime_.sources[key] = std::move(*source);
+      runtime_.fusions.push_back(std::get<ir::FusionPattern>(std::move(parsed)));
+      return;
+    }
     const std::string hint = shows_more() ? closest_name(key, std::vector<std::string>(kRuntimeKeys.begin(), kRuntimeKeys.end())) : std::string();
     error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
                                               "; expected one of source, version, provenance, launch_overhead, step_overhead, attention, "
-                                              "logits, kv_cache, kv_block");
+                                              "logits, kv_cache, kv_block, fusion, fuse.NAME");
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.

@@ -6,12 +6,31 @@
 #pragma once
 
 #include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ridge::ir {
+
+// One step of a fusion pattern: a layer whose op is any of `ops` (an op class in the file stands for
+// every op of the class), or with `repeat` a run of one or more such layers.
+struct FusionStep {
+  std::vector<Op> ops;
+  bool repeat = false;
+  bool matches(Op op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
+};
+
+// Op sequences the stack runs as one kernel (`fuse.NAME = "conv -> batch_norm -> elementwise+"`):
+// each step a layer that reads the one before it (engine/fusion.hpp says what fusing changes).
+struct FusionPattern {
+  std::string name;               // the key's last part: "conv_bn_act"
+  std::string text;               // as written, for reports
+  std::vector<FusionStep> steps;  // at least two
+};
 
 struct Runtime {
   std::string id;        // file stem: "vllm"
@@ -29,6 +48,10 @@ struct Runtime {
   bool last_position_logits = false;
   std::string kv_cache = "contiguous";   // or "paged" (informative: the serving simulator pages anyway)
   std::optional<Figure> kv_block;        // tokens per block of a paged cache
+  // Fusion patterns, tried in the file's order at each layer, the longest match winning; and whether
+  // they also apply to a training step (its forward and backward), or to inference only.
+  std::vector<FusionPattern> fusions;
+  bool fuse_training = false;
   std::map<std::string, std::string> sources;   // key -> source, for the keys that hold no figure
   std::vector<std::string> provenance;
 };
