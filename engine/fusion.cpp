@@ -48,12 +48,14 @@ class Matcher {
  private:
   // The layer after `tail` that `step` takes, with the views on the way: the first reader (in
   // topological order) that matches, through views that nothing else holds.
-  std::optional<std::vector<ir::LayerId>> next(ir::LayerId tail, const ir::FusionStep& step, ir::LayerId head) const {
+  // `taken`: the layers the kernel holds so far (their values are there for the layer to read).
+  std::optional<std::vector<ir::LayerId>> next(ir::LayerId tail, const ir::FusionStep& step, ir::LayerId head,
+                                               const std::vector<ir::LayerId>& taken) const {
     for (const ir::LayerId r : readers_[tail]) {
       if (taken_[r]) continue;
       const ir::Op op = net_.layers[r].op;
       if (is_view_op(op)) {
-        if (auto rest = next(r, step, head)) {
+        if (auto rest = next(r, step, head, taken)) {
           rest->insert(rest->begin(), r);
           return rest;
         }
@@ -63,10 +65,17 @@ class Matcher {
       // Its other inputs must be ready before the kernel starts: none may come from the kernel itself
       // (a squeeze-excite scale made from a pool over the kernel's own output).
       const auto& ins = net_.layers[r].inputs;
-      if (std::any_of(ins.begin(), ins.end(), [&](ir::LayerId in) { return in != tail && depends_on(in, head); })) continue;
+      const auto ready = [&](ir::LayerId in) {
+        return in == tail || std::find(taken.begin(), taken.end(), in) != taken.end() || !depends_on(in, head);
+      };
+      if (!std::all_of(ins.begin(), ins.end(), ready)) continue;
       // A batch norm in training mode normalises with its batch's statistics, which a GEMM's epilogue
       // does not have until the whole output is made.
       if (training_ && is_gemm(net_.layers[head].op) && net_.layers[r].op == ir::op("batchnorm")) continue;
+      // An epilogue maps each element of the GEMM's result to one of its own: a layer that broadcasts
+      // the result to a larger shape (a squeeze-excite scale times its feature map) is not one.
+      if (is_gemm(net_.layers[head].op) &&
+          ir::element_count(net_.layers[r].output) != ir::element_count(net_.layers[head].output)) continue;
       return std::vector<ir::LayerId>{r};
     }
     return std::nullopt;
@@ -102,7 +111,7 @@ class Matcher {
     bool advanced = !p.steps[0].repeat;     // whether `s` is a step not yet matched once
     while (s < p.steps.size()) {
       const ir::FusionStep& step = p.steps[s];
-      auto more = next(tail, step, head);
+      auto more = next(tail, step, head, k.layers);
       if (!more) {
         if (step.repeat && !advanced) {     // a repeat step matched at least once: on to the next
           ++s;
@@ -152,11 +161,9 @@ std::vector<Member> forward_members(const ir::Network& net, const std::vector<Ke
       Member& m = members[l];
       m.kernel = head;
       m.launches = i == 0;
-      if (i > 0) {
-        const ir::LayerId made = k.layers[i - 1];
-        const auto reads = std::count(net.layers[l].inputs.begin(), net.layers[l].inputs.end(), made);
-        m.read_inside += reads * elements(net, made);
-      }
+      if (i > 0)
+        for (const ir::LayerId in : net.layers[l].inputs)
+          if (inside[in]) m.read_inside += elements(net, in);
       const bool last = i + 1 == k.layers.size();
       if (!last && internal(l) && !(gemm_head && i == 0)) m.write_dropped += elements(net, l);
     }

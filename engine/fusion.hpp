@@ -6,7 +6,9 @@
 // Matching. At each layer in topological order that no kernel holds yet, every pattern is tried; the
 // longest match wins (the file's order breaks ties). A step's layer reads the previous step's (any of
 // its inputs); views between them (reshape, split, dropout) are passed through and join the kernel. A
-// value another layer outside the kernel also reads is still written, once.
+// value another layer outside the kernel also reads is still written, once. A layer joins only when
+// its other inputs are ready before the kernel starts (none depends on the kernel's head), and after a
+// GEMM only when it maps the GEMM's result element for element (an epilogue).
 //
 // Costs, per fused value of E elements (bytes at the pass's width):
 //   - its reader inside the kernel reads E fewer (the value never leaves the SM);
