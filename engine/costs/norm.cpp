@@ -6,11 +6,14 @@
 //                 backward 10 with the input gradient, 5 without (recompute x-hat 2, sum g 1, sum g*x-hat 2;
 //                 input gradient 5)
 //   layernorm, groupnorm, instancenorm   7 in eval and train alike (statistics are per sample);
-//                 backward 10 / 5 as batchnorm
+//                 backward 10 / 5 as batchnorm, and as batchnorm one pass over grad_out and the input
+//                 per gradient (weights, input): PyTorch runs them as two kernels
 //   rmsnorm       4 (square, sum, mul by the row's rsqrt, mul by the weight); backward 8 / 4
 // A row (the normalised group) fits on chip, so the input is read once; mean and rstd per row saved
 // (rmsnorm: rstd alone, as torch's RMSNorm keeps).
 #include "engine/costs/rows.hpp"
+
+#include <algorithm>
 
 namespace ridge::engine::costs {
 namespace {
@@ -34,13 +37,18 @@ void batchnorm(const Ctx& c, OpCost& r) {
 
 // Normalises groups of `group` elements: layernorm/rmsnorm rows, groupnorm groups, instancenorm planes.
 // `stats`: the values saved per group for backward (mean and rstd; rmsnorm's rstd alone).
+// `two_pass`: the backward runs the input gradient and the weight gradients as separate kernels, each
+// reading grad_out and the saved input (PyTorch's CUDA layer norm: layer_norm_grad_input_kernel, then
+// GammaBetaBackwardCUDAKernel's column reduction, aten/src/ATen/native/cuda/layer_norm_kernel.cu; group
+// norm's internal-gradient and input-gradient kernels alike, group_norm_kernel.cu).
 void grouped(const Ctx& c, OpCost& r, double group, double fwd, double bwd_weights, double bwd_input,
-             double stats = 2.0) {
+             double stats = 2.0, bool two_pass = true) {
   const double rows = c.in() / group;
   r.forward = pass(fwd * c.in(), (c.in() + c.params) * c.w, (c.out() + stats * rows) * c.w);
   r.forward_train = r.forward;
-  r.backward = pass((bwd_weights + bwd_input * c.needf()) * c.in(), (c.out() + c.in() + c.params + stats * rows) * c.w,
-                    (c.needf() * c.in() + c.params) * c.w);
+  const double passes = two_pass ? std::max(1.0, (c.params > 0 ? 1.0 : 0.0) + c.needf()) : 1.0;
+  r.backward = pass((bwd_weights + bwd_input * c.needf()) * c.in(), (passes * (c.out() + c.in()) + c.params + stats * rows) * c.w,
+                    (c.needf() * c.in() + c.params) * c.w, static_cast<int>(passes));
   r.saved_bytes = stats * rows * c.w;
 }
 
@@ -56,7 +64,7 @@ void layernorm(const Ctx& c, OpCost& r) {
   grouped(c, r, trailing(c), 7, 5, 5);
   r.rows_forward = kernels::layer_norm_rows(c.in() / trailing(c), trailing(c), c.w);
 }
-void rmsnorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 4, 4, 4, 1.0); }
+void rmsnorm(const Ctx& c, OpCost& r) { grouped(c, r, trailing(c), 4, 4, 4, 1.0, false); }
 void groupnorm(const Ctx& c, OpCost& r) { grouped(c, r, per_sample(c) / static_cast<double>(c.a().i("groups")), 7, 5, 5); }
 void instancenorm(const Ctx& c, OpCost& r) {
   grouped(c, r, per_sample(c) / static_cast<double>(c.in_shapes.at(0).at(0)), 7, 5, 5);

@@ -133,16 +133,17 @@ const Row kNormRows[] = {
     {"conv1", {18432, 1696, 1024}, {18432, 1696, 1024}, {18432, 1536, 1184}, 1},
     // groupnorm1, 4 groups of 8 channels / 4 x 16 = 32 elements: 256 / 32 = 8 groups per batch; affine:
     // 16 parameters (gamma, beta per channel). 7 x 256 = 1792; reads (256 + 16) x 4 = 1088 B; writes
-    // (256 + 2 x 8) x 4 = 1088 B. Backward 10 x 256 = 2560; reads (256 + 256 + 16 + 16) x 4 = 2176 B;
-    // writes (256 + 16) x 4 = 1088 B.
-    {"groupnorm1", {1792, 1088, 1088}, {1792, 1088, 1088}, {2560, 2176, 1088}, 1},
+    // (256 + 2 x 8) x 4 = 1088 B. Backward 10 x 256 = 2560 in two kernels (weight and input gradients),
+    // each reading g and x: (2 x (256 + 256) + 16 + 16) x 4 = 4224 B; writes (256 + 16) x 4 = 1088 B.
+    {"groupnorm1", {1792, 1088, 1088}, {1792, 1088, 1088}, {2560, 4224, 1088}, 2},
     // instancenorm1, no affine (torch's default): 0 parameters; one plane of 16 per channel per sample:
     // 256 / 16 = 16 groups. 1792; reads 1024 B; writes (256 + 2 x 16) x 4 = 1152 B. Backward 2560;
     // reads (256 + 256 + 32) x 4 = 2176 B; writes 1024 B.
     {"instancenorm1", {1792, 1024, 1152}, {1792, 1024, 1152}, {2560, 2176, 1024}, 1},
     // instancenorm2, affine: 16 parameters, 16 groups. 1792; reads (256 + 16) x 4 = 1088 B; writes 1152 B.
-    // Backward 2560; reads (256 + 256 + 16 + 32) x 4 = 2240 B; writes (256 + 16) x 4 = 1088 B.
-    {"instancenorm2", {1792, 1088, 1152}, {1792, 1088, 1152}, {2560, 2240, 1088}, 1},
+    // Backward 2560, two kernels as groupnorm1: reads (2 x (256 + 256) + 16 + 32) x 4 = 4288 B; writes
+    // (256 + 16) x 4 = 1088 B. (instancenorm1, with no weights, has the input gradient's kernel alone.)
+    {"instancenorm2", {1792, 1088, 1152}, {1792, 1088, 1152}, {2560, 4288, 1088}, 2},
     // rmsnorm1 over the last 2 axes [4,4]: rows of 16, 256 / 16 = 16 rows; a weight per normalised
     // element: 16 parameters. 4 x 256 = 1024; reads (256 + 16) x 4 = 1088 B; writes y and one rstd per
     // row (256 + 16) x 4 = 1088 B. Backward 8 x 256 = 2048; reads (256 + 256 + 16 + 16) x 4 = 2176 B;

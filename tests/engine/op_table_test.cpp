@@ -83,9 +83,10 @@ const Row kRows[] = {
     {"batchnorm1", {2048, 4224, 4096}, {7168, 8320, 4224}, {10240, 16480, 4160}, 2},
     // layernorm1 over the last dimension (8): 16 parameters, 1024 / 8 = 128 rows. 7 / element in both
     // modes; reads x and the parameters (1024 + 16) x 4 = 4160 B; writes y and mean/rstd per row
-    // (1024 + 2 x 128) x 4 = 5120 B. Backward 10 / element; reads g, x, parameters, mean/rstd
-    // (1024 + 1024 + 16 + 256) x 4 = 9280 B; writes the input and parameter gradients (1024 + 16) x 4 = 4160 B.
-    {"layernorm1", {7168, 4160, 5120}, {7168, 4160, 5120}, {10240, 9280, 4160}, 1},
+    // (1024 + 2 x 128) x 4 = 5120 B. Backward 10 / element in two kernels (the input gradient, then
+    // gamma and beta's column reduction), each reading g and x; plus parameters, mean/rstd:
+    // (2 x (1024 + 1024) + 16 + 256) x 4 = 17472 B; writes the input and parameter gradients (1024 + 16) x 4 = 4160 B.
+    {"layernorm1", {7168, 4160, 5120}, {7168, 4160, 5120}, {10240, 17472, 4160}, 2},
     // maxpool1 2x2 on [8,8,8] -> [8,4,4]: 256 outputs per batch, window 4: 3 comparisons per output = 768.
     // Reads 4096 B, writes 1024 B; in training also the int64 argmax (8 B per output): 256 x 12 = 3072 B.
     // Backward: 1 per output (scatter-add) = 256; reads g and the indices (3072 B), writes 4096 B.
