@@ -89,9 +89,10 @@ OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t 
 
 OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
                ir::Precision precision, const GradNeeds& grad, double weight_width) {
-  const double w = static_cast<double>(ir::bytes_per_element(precision));
+  const double w = ir::bytes_per_element(precision);
   const costs::Ctx ctx{layer, shapes, static_cast<double>(batch), w, weight_width > 0.0 ? weight_width : w,
-                       static_cast<double>(ir::weight_count(layer, shapes)), grad};
+                       static_cast<double>(ir::weight_count(layer, shapes)), grad,
+                       ir::bytes_per_element(ir::element_precision(precision))};
   const ir::OpSpec& spec = ir::spec(layer.op);
   OpCost cost;
   cost.op_class = spec.op_class;

@@ -28,18 +28,21 @@ std::string PeakUsed::describe() const {
 }
 
 PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precision precision) {
-  if (ir::op_class_row(op_class).matrix_unit)
-    if (const auto m = figure(device.matrix_peak, precision)) return {*m, precision, true};
-  if (const auto v = figure(device.vector_peak, precision)) return {*v, precision, false};
+  // An MX format runs at its own peak where the device gives one, else at its element type's.
+  const ir::Precision element = ir::element_precision(precision);
+  for (const ir::Precision p : {precision, element}) {
+    if (ir::op_class_row(op_class).matrix_unit)
+      if (const auto m = figure(device.matrix_peak, p)) return {*m, p, true};
+    if (const auto v = figure(device.vector_peak, p)) return {*v, p, false};
+  }
   // A device described by what was measured on it (`measured.fp32 = ...`, a calibrated CPU) and no
   // datasheet peak: the measured ceiling is the peak. Where the datasheet gives peaks, a measured
   // ceiling is calibrate's GEMM (`measured.tf32` on a GPU: a matrix-unit rate), no peak for other ops.
   const bool datasheet = !device.vector_peak.empty() || !device.matrix_peak.empty();
   if (!datasheet)
     if (const auto v = figure(device.measured_peak, precision)) return {*v, precision, false};
-  const bool reduced = precision == ir::Precision::TF32 || precision == ir::Precision::FP16 ||
-                       precision == ir::Precision::BF16 || precision == ir::Precision::FP8 ||
-                       precision == ir::Precision::INT8;
+  // Every precision narrower than fp32 (tf32 is a matrix-unit format) falls back on the fp32 vector peak.
+  const bool reduced = precision != ir::Precision::FP64 && precision != ir::Precision::FP32;
   if (reduced)
     for (const auto* peaks : {&device.vector_peak, &device.measured_peak})
       if (peaks == &device.vector_peak || !datasheet)

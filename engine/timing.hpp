@@ -44,7 +44,8 @@ struct PeakUsed {
 //   classes on the matrix units (ir::OpClassRow::matrix_unit: matmul): matrix peak of the precision,
 //   if the device has one;
 //   then (every op) the vector peak of the precision;
-//   then, for the reduced precisions (tf32, fp16, bf16, int8) only, the fp32 vector peak: a device
+//   (an MX format: those two of its own, then of its element type: mxfp4's are fp4's)
+//   then, for the reduced precisions (every one below fp32) only, the fp32 vector peak: a device
 //   with no figure for them runs the op in fp32 at best (tf32 is a matrix-unit format).
 // fp64 and fp32 have no further fallback. Throws SimulationError when the chain ends empty.
 PeakUsed layer_peak(const ir::Device& device, ir::OpClass op_class, ir::Precision precision);

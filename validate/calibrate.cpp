@@ -86,7 +86,8 @@ at::ScalarType torch_dtype(ir::Precision p) {
     case ir::Precision::TF32: return at::kFloat;   // fp32 tensors; TF32 is enabled on the matmul units
     case ir::Precision::FP16: return at::kHalf;
     case ir::Precision::BF16: return at::kBFloat16;
-    case ir::Precision::FP8: case ir::Precision::INT8: break;
+    case ir::Precision::FP8: case ir::Precision::INT8: case ir::Precision::FP6: case ir::Precision::FP4:
+    case ir::Precision::MXFP8: case ir::Precision::MXFP6: case ir::Precision::MXFP4: break;
   }
   throw std::invalid_argument("LibTorch cannot run the networks in " + std::string(ir::precision_name(p)));
 }

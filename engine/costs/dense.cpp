@@ -39,7 +39,7 @@ void linear(const Ctx& c, OpCost& r) {
   const double k = static_cast<double>(c.in_shapes.at(0).back());
   const double n = static_cast<double>(c.layer.output.back());
   weighted(c, r, c.out() * k);
-  weighted_gemms(c, r, gemm_with_rows({c.out() / n, n, k, 1}, c.w, {n, k}));
+  weighted_gemms(c, r, gemm_with_rows({c.out() / n, n, k, 1}, c.element_w, {n, k}));
 }
 
 void matmul(const Ctx& c, OpCost& r) {
@@ -56,9 +56,9 @@ void matmul(const Ctx& c, OpCost& r) {
   const double M = out.size() >= 2 ? static_cast<double>(out[out.size() - 2]) : 1.0;
   const double K = static_cast<double>(c.in_shapes.at(0).back());
   const double count = c.out() / (M * N);
-  r.gemm_forward.add(gemm_with_rows({M, N, K, count}, c.w, {N, K}));
-  if (c.need(0)) r.gemm_backward.add(gemm_with_rows({M, K, N, count}, c.w, {N, K}));   // grad_a = g . b^T
-  if (c.need(1)) r.gemm_backward.add(gemm_with_rows({K, N, M, count}, c.w, {N, K}));   // grad_b = a^T . g
+  r.gemm_forward.add(gemm_with_rows({M, N, K, count}, c.element_w, {N, K}));
+  if (c.need(0)) r.gemm_backward.add(gemm_with_rows({M, K, N, count}, c.element_w, {N, K}));   // grad_a = g . b^T
+  if (c.need(1)) r.gemm_backward.add(gemm_with_rows({K, N, M, count}, c.element_w, {N, K}));   // grad_b = a^T . g
 }
 
 void embedding(const Ctx& c, OpCost& r) {
@@ -71,7 +71,7 @@ void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c
 // A materialised attention's products per (sample, head): forward S = Q K^T and O = P V; backward
 // dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q. Their rows are S, d and dv wide (T never is).
 void attention_products(const Ctx& c, OpCost& r, double T, double S, double d, double dv, double bh) {
-  const auto product = [&](double m, double n, double k) { return gemm_with_rows({m, n, k, bh}, c.w, {S, d, dv}); };
+  const auto product = [&](double m, double n, double k) { return gemm_with_rows({m, n, k, bh}, c.element_w, {S, d, dv}); };
   r.gemm_forward.add(product(T, S, d));
   r.gemm_forward.add(product(T, dv, S));
   r.gemm_backward.add(product(T, S, dv));

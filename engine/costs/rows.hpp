@@ -20,6 +20,9 @@ struct Ctx {
   double ww;                // bytes per weight of the matrix ops (weight-only quantisation; else w)
   double params;            // weights the layer reads (owned or tied)
   const GradNeeds& grad;
+  // Bytes per element of the operands' rows, for alignment: an MX format's element type (its block
+  // scales are a tensor of their own), else w.
+  double element_w = w;
 
   const ir::Attrs& a() const { return layer.attrs; }
   double in(std::size_t i = 0) const { return static_cast<double>(ir::element_count(in_shapes.at(i))) * batch; }

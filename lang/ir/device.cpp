@@ -9,10 +9,12 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Precision, 7> kPrecisions{{{Precision::FP64, "fp64"}, {Precision::FP32, "fp32"},
-                                               {Precision::TF32, "tf32"}, {Precision::FP16, "fp16"},
-                                               {Precision::BF16, "bf16"}, {Precision::FP8, "fp8"},
-                                               {Precision::INT8, "int8"}}};
+constexpr NameTable<Precision, 12> kPrecisions{{{Precision::FP64, "fp64"}, {Precision::FP32, "fp32"},
+                                                {Precision::TF32, "tf32"}, {Precision::FP16, "fp16"},
+                                                {Precision::BF16, "bf16"}, {Precision::FP8, "fp8"},
+                                                {Precision::INT8, "int8"}, {Precision::FP6, "fp6"},
+                                                {Precision::FP4, "fp4"}, {Precision::MXFP8, "mxfp8"},
+                                                {Precision::MXFP6, "mxfp6"}, {Precision::MXFP4, "mxfp4"}}};
 constexpr NameTable<DeviceKind, 5> kKinds{{{DeviceKind::GPU, "gpu"}, {DeviceKind::CPU, "cpu"},
                                            {DeviceKind::TPU, "tpu"}, {DeviceKind::SoC, "soc"},
                                            {DeviceKind::Accelerator, "accelerator"}}};
@@ -61,14 +63,29 @@ std::optional<DeviceKind> device_kind_from_name(std::string_view n) { return fro
 std::string_view pass_name(Pass p) { return name_of(kPasses, p); }
 std::optional<Pass> pass_from_name(std::string_view n) { return from_name(kPasses, n); }
 
-int bytes_per_element(Precision p) {
+double bytes_per_element(Precision p) {
+  constexpr double kScalePerElement = 1.0 / 32.0;   // one 8-bit scale per block of 32 (OCP MX v1.0)
   switch (p) {
     case Precision::FP64: return 8;
     case Precision::FP32: case Precision::TF32: return 4;
     case Precision::FP16: case Precision::BF16: return 2;
     case Precision::FP8: case Precision::INT8: return 1;
+    case Precision::FP6: return 0.75;
+    case Precision::FP4: return 0.5;
+    case Precision::MXFP8: return 1 + kScalePerElement;
+    case Precision::MXFP6: return 0.75 + kScalePerElement;
+    case Precision::MXFP4: return 0.5 + kScalePerElement;
   }
   return 4;
+}
+
+Precision element_precision(Precision p) {
+  switch (p) {
+    case Precision::MXFP8: return Precision::FP8;
+    case Precision::MXFP6: return Precision::FP6;
+    case Precision::MXFP4: return Precision::FP4;
+    default: return p;
+  }
 }
 
 }  // namespace ridge::ir

@@ -14,7 +14,10 @@
 
 namespace ridge::ir {
 
-enum class Precision { FP64, FP32, TF32, FP16, BF16, FP8, INT8 };
+// FP6 and FP4: the OCP microscaling element types (E2M3/E3M2, E2M1) without scales; MXFP8, MXFP6 and
+// MXFP4: the OCP MX formats, blocks of 32 elements sharing one 8-bit scale (OCP Microscaling Formats
+// (MX) v1.0, 2023), which run at their element type's peak unless a device gives one of their own.
+enum class Precision { FP64, FP32, TF32, FP16, BF16, FP8, INT8, FP6, FP4, MXFP8, MXFP6, MXFP4 };
 enum class DeviceKind { GPU, CPU, TPU, SoC, Accelerator };
 
 // ForwardTrain: the training-mode forward. Most ops run the same kernel as at inference, but batch norm
@@ -28,7 +31,12 @@ std::optional<Precision> precision_from_name(std::string_view name);
 // and messages: the one list, so adding a precision touches this file's table only.
 const std::vector<Precision>& all_precisions();
 std::string precision_names(std::string_view separator = ", ");
-int bytes_per_element(Precision p);                   // fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1
+// fp64 8, fp32/tf32 4, fp16/bf16 2, fp8/int8 1, fp6 0.75, fp4 0.5; an MX format its element's and a
+// 32nd of a byte (its block's scale): mxfp8 1.03125, mxfp6 0.78125, mxfp4 0.53125.
+double bytes_per_element(Precision p);
+// The precision whose peak an MX format runs at where a device gives none of its own (mxfp4: fp4);
+// every other precision is its own.
+Precision element_precision(Precision p);
 std::string_view device_kind_name(DeviceKind k);      // "gpu"
 std::optional<DeviceKind> device_kind_from_name(std::string_view name);
 const std::vector<Pass>& all_passes();

@@ -49,8 +49,8 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
        "expected a string in double quotes, found '}'"},
       {"unknown key", with_line("frequency = 1 GHz"), 4, 3,
        "unknown key 'frequency'; expected one of kind, source, provenance, peak.PREC"},
-      {"unknown precision", with_line("peak.fp4 = 1 TFLOP/s"), 4, 3,
-       "unknown precision 'fp4' in 'peak.fp4'; expected one of fp64, fp32, tf32, fp16, bf16, fp8, int8"},
+      {"unknown precision", with_line("peak.fp2 = 1 TFLOP/s"), 4, 3,
+       "unknown precision 'fp2' in 'peak.fp2'; expected one of fp64, fp32, tf32, fp16, bf16, fp8, int8, fp6, fp4, mxfp8, mxfp6, mxfp4"},
       {"unknown op class", with_line("ppp.conv.compute = 0.5"), 4, 3,
        "unknown op class 'conv' in 'ppp.conv.compute'; expected one of matmul, elementwise, normalization, pooling, "
        "data_movement, depthwise, depthwise_large, reduction"},

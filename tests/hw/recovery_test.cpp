@@ -159,7 +159,7 @@ TEST_CASE("the checks report every problem of a .hw in source order, capped at t
 TEST_CASE("each kind of .hw mistake carries its own ID") {
   // clang-format off
   const auto [body, id] = GENERATE(table<std::string, std::string_view>({
-    {"  peak.fp4 = 1 TFLOP/s\n", diag::kHwUnknownKey},
+    {"  peak.fp2 = 1 TFLOP/s\n", diag::kHwUnknownKey},
     {"  ppp.conv.compute = 0.5\n", diag::kHwUnknownKey},
     {"  peak.fp32 = \"fast\"\n", diag::kHwValue},
     {"  system.count = 2.5\n", diag::kHwValue},
