@@ -86,6 +86,7 @@ struct OpCost {
   PassGemms gemm_backward;       // and of the backward
   kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
   std::optional<kernels::Attention> flash;   // a fused attention kernel, for the attention kernel model
+  bool sparse = false;           // its inference forward runs 2:4-sparse weights (engine/sparsity.hpp)
   friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 

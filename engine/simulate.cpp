@@ -1,6 +1,7 @@
 #include "engine/simulate.hpp"
 
 #include "engine/runtime.hpp"
+#include "engine/sparsity.hpp"
 #include "lang/ir/ops.hpp"
 
 #include <algorithm>
@@ -267,7 +268,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   std::vector<bool> needs_grad;
   needs_grad.reserve(net.layers.size());
   GradNeeds grad;
-  std::map<std::array<double, 4>, int> gemm_ids;   // (m, n, k, count) -> index in w.gemms
+  std::map<std::array<double, 6>, int> gemm_ids;   // (m, n, k, count, B stored, sparse) -> index in w.gemms
   Totals& t = w.counts;
   w.cost_of.reserve(net.layers.size());
   std::unordered_multimap<std::uint64_t, std::uint32_t> distinct;   // cost_hash -> index in w.costs
@@ -293,10 +294,12 @@ Workload workload(const ir::Network& net, const Options& opt) {
         fusion::apply(c.backward, w.fusion.backward[id], element_bytes);
       }
     }
+    if (opt.sparsity) sparsity::apply_two_four(c, weight_width);
     for (PassGemms* pass : {&c.gemm_forward, &c.gemm_backward})
       for (int i = 0; i < pass->count; ++i) {
         const kernels::Gemm& g = pass->gemms[static_cast<std::size_t>(i)];
-        auto [it, added] = gemm_ids.try_emplace(std::array{g.m, g.n, g.k, g.count}, static_cast<int>(w.gemms.size()));
+        auto [it, added] = gemm_ids.try_emplace(std::array{g.m, g.n, g.k, g.count, g.b_stored, g.sparse ? 1.0 : 0.0},
+                                                static_cast<int>(w.gemms.size()));
         if (added) w.gemms.push_back(g);
         pass->ids[static_cast<std::size_t>(i)] = it->second;
       }
@@ -397,6 +400,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   r.precision = opt.precision;
   r.optimizer = std::string(optimizer_name(opt.optimizer));
   if (opt.runtime) r.runtime = opt.runtime->id;
+  if (opt.sparsity && !device.sparsity_2_4)
+    throw SimulationError("device '" + device.name + "' declares no 2:4 sparse matrix units (`sparsity = \"2:4\"` in its .hw): "
+                          "--sparsity 2:4 needs them");
   r.device = summarise(device, opt.precision, full);
   if (const auto launch = runtime::launch_overhead_s(opt.runtime.get())) {   // the stack's, in place of the device's
     r.device.launch_overhead_s = *launch;
@@ -427,6 +433,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     for (const kernels::Gemm& g : w.gemms) plans.push_back(cached ? cached->plan(g) : kernels::plan_gemm(g, *matrix_facts));
   }
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
+  // 2:4-sparse weights run at twice the matrix peak (the flat model's and the roofline's peak).
+  std::optional<PeakUsed> sparse_peak;
+  if (opt.sparsity && r.device.matmul_peak_used.matrix) {
+    sparse_peak = r.device.matmul_peak_used;
+    sparse_peak->flops_per_s *= 2.0;
+  }
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   std::bitset<ir::kOpClassCount> default_ppp_classes;   // bit k: op class k ran with a default PPP
@@ -442,7 +454,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const double size = w.groups[g].size;
     const OpCost& c = w.cost(id);
     const std::size_t k = static_cast<std::size_t>(c.op_class);
-    const PeakUsed& peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     GroupTime& gt = times[g];
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
@@ -495,7 +507,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                           .time_fwd = gt.fwd,
                           .time_fwd_train = gt.fwd_train,
                           .time_bwd = gt.bwd,
-                          .peak = c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
+                          .peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
                           .ppp_fwd = gt.fwd_ppp,
                           .ppp_bwd = gt.bwd_ppp,
                           .gemm_fwd = gt.largest_fwd,

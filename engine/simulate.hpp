@@ -44,6 +44,8 @@ struct Options {
   // The software stack it runs under (issue #35, engine/runtime.hpp); none: eager PyTorch as the
   // network and the device describe it. Shared: a sweep copies Options per point.
   std::shared_ptr<const ir::Runtime> runtime = nullptr;
+  // 2:4 structured sparsity of the weights at inference (engine/sparsity.hpp); the device must declare it.
+  bool sparsity = false;
 };
 
 // The largest batch simulate() accepts: far beyond any real one, and small enough that a count

@@ -180,6 +180,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("master_weights", &RunOptions::master_weights)
       .def_readwrite("kernel_model", &RunOptions::kernel_model)
       .def_readwrite("weights", &RunOptions::weights)
+      .def_readwrite("sparsity", &RunOptions::sparsity)
       .def_readwrite("prompt", &RunOptions::prompt)
       .def_readwrite("generate", &RunOptions::generate)
       .def_readwrite("explain", &RunOptions::explain)

@@ -34,6 +34,9 @@ void add_options(CLI::App& app, CommandLine& c) {
                                          "FILE.rt: its launch overhead, attention kernel, logits, host time per pass");
   app.add_option("--weights", r.weights, "weight-only quantisation for inference: int8 or int4 (compute stays in --dtype)")
       ->check(CLI::IsMember({"int8", "int4"}));
+  app.add_option("--sparsity", r.sparsity, "2:4: weights pruned to 2 of every 4 values, run at twice the matrix rate at inference "
+                                           "(devices whose .hw declares sparsity = \"2:4\")")
+      ->check(CLI::IsMember({"2:4"}));
   app.add_option("--prompt", r.prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--generate", r.generate, "decoder inference: tokens generated one at a time against the KV cache")
       ->check(CLI::Range(1, 1 << 20));

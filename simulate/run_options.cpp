@@ -243,6 +243,8 @@ void check(const RunOptions& o) {
   named(engine::kernel_model_from_name(o.kernel_model), "--kernel-model", o.kernel_model, "micro or flat");
   if (!o.weights.empty() && o.weights != "int8" && o.weights != "int4")
     throw std::invalid_argument("--weights: '" + o.weights + "' is not int8 or int4");
+  if (!o.sparsity.empty() && o.sparsity != "2:4")
+    throw std::invalid_argument("--sparsity: '" + o.sparsity + "' is not 2:4, the one structured sparsity the engine describes");
   if (o.scaling != "strong" && o.scaling != "weak")
     throw std::invalid_argument("--scaling: '" + o.scaling + "' is not strong or weak");
   if ((o.prompt > 0) != (o.generate > 0)) throw std::invalid_argument("--prompt and --generate go together");
@@ -275,6 +277,7 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
   setup.kernel_model = *engine::kernel_model_from_name(o.kernel_model);
   if (!o.master_weights) setup.master_weights = false;
   if (!o.weights.empty()) setup.weight_bytes = o.weights == "int8" ? 1.0 : 0.5;
+  setup.sparsity = o.sparsity == "2:4";
   if (!o.runtime.empty()) setup.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(o.runtime)));
   if (o.prompt > 0 && !in.network_at)
     throw std::invalid_argument("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");

@@ -57,6 +57,9 @@ struct Gemm {
   // GPT-2's vocabulary, 50,257): the tensor-core kernels' vector and TMA loads cannot be used
   // (alignment_one_fallback in gemm.cpp). Set by the op's cost from the dimensions that are rows.
   bool unaligned = false;
+  // B holds 2:4-sparse weights (--sparsity 2:4): the matrix units skip the pruned half, twice the dense
+  // rate (b_stored holds the kept values and their 2-bit indices).
+  bool sparse = false;
   double flops() const { return 2.0 * m * n * k * count; }
   // Elements of A and B that DRAM holds, per problem.
   double operand_elements() const {

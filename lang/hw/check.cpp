@@ -19,7 +19,7 @@ namespace {
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =
     "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
-    "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, price, arch.family, arch.units, arch.clock, arch.matrix_clock, "
+    "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, price, sparsity, arch.family, arch.units, arch.clock, arch.matrix_clock, "
     "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, arch.threads, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
@@ -30,7 +30,7 @@ constexpr std::array<std::string_view, 11> kRuntimeKeys{"source", "version", "pr
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
-                                "l2.size", "l2.bandwidth", "launch_overhead", "price", "arch.family", "arch.units", "arch.clock",
+                                "l2.size", "l2.bandwidth", "launch_overhead", "price", "sparsity", "arch.family", "arch.units", "arch.clock",
                                 "arch.matrix_clock", "arch.shared_memory", "arch.registers", "arch.threads", "system.count", "system.interconnect", "system.node_size",
                                 "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
                                 "allocator.mmap_threshold"};
@@ -188,6 +188,7 @@ class Checker {
     if (head == "arch" && arch_key(entry, parts)) return;
     if (head == "launch_overhead" && n == 1) return assign(device_.launch_overhead, entry, Dimension::Time);
     if (head == "price" && n == 1) return assign(device_.price, entry, Dimension::Price);
+    if (head == "sparsity" && n == 1) return sparsity(entry);
     if (head == "link" && n == 3 && (parts[2] == "bandwidth" || parts[2] == "latency" || parts[2] == "efficiency"))
       return link(entry, parts);
     if (head == "ppp" && (n == 3 || n == 4)) return ppp(entry, parts);
@@ -292,6 +293,14 @@ class Checker {
     const x3::position_tagged& node = boost::apply_visitor(
         [](const auto& v) -> const x3::position_tagged& { return v; }, value.get());
     error(id, node, std::move(message));
+  }
+
+  // `sparsity = "2:4"`, with its source: the one structured sparsity the engine describes.
+  void sparsity(const ast::Entry& entry) {
+    const auto* text = boost::get<ast::Text>(&entry.value.get());
+    if (!text || text->text != "2:4")
+      return error_value(diag::kHwValue, entry.value, "'sparsity' takes \"2:4\" (2:4 structured sparsity, the one the engine describes)");
+    if (auto source = source_of(entry)) device_.sparsity_2_4 = std::move(*source);
   }
 
   void kind(const ast::Entry& entry) {

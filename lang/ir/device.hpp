@@ -117,6 +117,10 @@ struct Device {
   std::optional<Microarchitecture> arch;     // `arch.*` keys; absent: the flat PALEO model only
   std::optional<Figure> launch_overhead;     // s per kernel
   std::optional<Figure> price;               // USD per hour to rent one device (of a system: each of its devices)
+  // `sparsity = "2:4"`: the matrix units run weights pruned to 2 of every 4 values at twice their dense
+  // rate (NVIDIA's Sparse Tensor Cores since Ampere, AMD's CDNA 3); its value is the source. Only with
+  // --sparsity 2:4 (Options::sparsity); the peaks stay dense.
+  std::optional<std::string> sparsity_2_4;
   std::map<std::string, Link> links;         // "pcie", "nvlink", "ethernet", "infiniband", ...
   // Calibrated or default PPP. Key pass absent = applies to both passes.
   std::map<std::pair<OpClass, std::optional<Pass>>, Efficiency> ppp;
