@@ -35,6 +35,8 @@ RUNS = [
      lambda: ridge.simulate("resnet50", "a100-sxm4-40gb", batch=64, devices=8, overlap=True, scaling="weak")),
     (["llama2_7b", "a100-sxm4-80gb", "--dtype", "fp16", "--prompt", "128", "--generate", "8", "--runtime", "vllm"],
      lambda: ridge.simulate("llama2_7b", "a100-sxm4-80gb", dtype="fp16", prompt=128, generate=8, runtime="vllm")),
+    (["resnet50", "b200", "--dtype", "mxfp4", "--batch", "64", "--sparsity", "2:4", "--runtime", "tensorrt"],
+     lambda: ridge.simulate("resnet50", "b200", dtype="mxfp4", batch=64, sparsity="2:4", runtime="tensorrt")),
     (["gpt2", "a100-sxm4-40gb", "--dtype", "fp16", "--prompt", "128", "--generate", "32"],
      lambda: ridge.simulate("gpt2", "a100-sxm4-40gb", dtype="fp16", prompt=128, generate=32)),
     (["llama2_7b", "h100-sxm5", "--dtype", "bf16", "--serve", "--rate", "3", "--duration", "20", "--prompt-tokens", "100..400",
