@@ -129,6 +129,43 @@ std::vector<std::string> noise_warnings(const NetworkComparison& n) {
   return out;
 }
 
+ErrorSummary leave_one_out_error(const std::vector<NetworkComparison>& nets) {
+  std::vector<double> infer, train;
+  for (const auto& n : nets) {
+    if (n.holdout || n.probe || !n.left_out_infer_s) continue;
+    infer.push_back(rel(*n.left_out_infer_s, n.measured_infer_s));
+    if (n.measured_train_s > 0 && n.left_out_train_s) train.push_back(rel(*n.left_out_train_s, n.measured_train_s));
+  }
+  return {median(infer), median(train), infer.size()};
+}
+
+namespace {
+
+// `before` with a fit's PPP and launch overhead, each figure's source `fitted` and its sample count.
+ir::Device with_fit(const ir::Device& before, const FitResult& fit, const std::string& fitted, const CalibrateOptions& o) {
+  ir::Device d = before;
+  for (const auto& [key, g] : fit.groups) {
+    ir::Efficiency e;
+    const std::string source = fitted + ", " + std::to_string(g.samples) + " layers";
+    const auto by_size = [&](const ir::SizeCurve& c, std::string_view of) {
+      ir::SizeCurve out = c;
+      out.source = source + ", by " + std::string(of) + " in bands of " + std::to_string(o.fit.band_decades).substr(0, 3) + " decade";
+      return out;
+    };
+    if (g.compute_curve) e.compute_curve = by_size(*g.compute_curve, "FLOPs");
+    else if (g.compute_ppp) e.compute = ir::Figure{*g.compute_ppp, source};
+    if (g.memory_curve) e.memory_curve = by_size(*g.memory_curve, "bytes");
+    else if (g.memory_ppp) e.memory = ir::Figure{*g.memory_ppp, source};
+    if (e.compute || e.memory || e.compute_curve || e.memory_curve) d.ppp[{key.first, key.second}] = e;
+  }
+  // A `.hw` figure must be positive: a fit that finds no launch overhead leaves the figure out.
+  if (fit.launch_overhead > 0) d.launch_overhead = ir::Figure{fit.launch_overhead, fitted + ", per kernel"};
+  else d.launch_overhead.reset();
+  return d;
+}
+
+}  // namespace
+
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& o) {
   std::vector<CalibrationNetwork> nets = networks;
   if (o.probes)
@@ -194,6 +231,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     const CalibrationNetwork* net;
     engine::Report before;
     NetworkTiming timing;
+    std::size_t first_sample = 0, end_sample = 0;   // its rows in `samples` (none when held out)
   };
   std::vector<Measured> measured;
   std::vector<FitSample> samples;
@@ -228,12 +266,14 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
       if (lt.forward_train) add(1, row.fwd_train, ir::Pass::ForwardTrain, lt.forward_train->median_s);
       if (lt.backward) add(2, row.bwd, ir::Pass::Backward, lt.backward->median_s);
     }
+    m.first_sample = samples.size();
     for (auto& kind : kinds) {
       double total = 0.0;
       for (const FitSample& s : kind) total += s.measured;
       for (FitSample& s : kind) s.network_time = total;
       samples.insert(samples.end(), kind.begin(), kind.end());
     }
+    m.end_sample = samples.size();
     measured.push_back(std::move(m));
   }
   if (samples.empty()) throw std::invalid_argument("calibrate: no network to fit (all are held out, or none runs a kernel)");
@@ -241,27 +281,10 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
   say("fitting PPP to " + std::to_string(samples.size()) + " layer passes");
   result.fit = fit_ppp(samples, o.fit);
 
-  ir::Device& d = result.device;
-  d = result.before;
   const std::string fitted = "fitted by ridge calibrate on " + o.date + " to " + join_names(nets, false) + " (batch " +
                              std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)) + ")";
-  for (const auto& [key, g] : result.fit.groups) {
-    ir::Efficiency e;
-    const std::string source = fitted + ", " + std::to_string(g.samples) + " layers";
-    const auto by_size = [&](const ir::SizeCurve& c, std::string_view of) {
-      ir::SizeCurve out = c;
-      out.source = source + ", by " + std::string(of) + " in bands of " + std::to_string(o.fit.band_decades).substr(0, 3) + " decade";
-      return out;
-    };
-    if (g.compute_curve) e.compute_curve = by_size(*g.compute_curve, "FLOPs");
-    else if (g.compute_ppp) e.compute = ir::Figure{*g.compute_ppp, source};
-    if (g.memory_curve) e.memory_curve = by_size(*g.memory_curve, "bytes");
-    else if (g.memory_ppp) e.memory = ir::Figure{*g.memory_ppp, source};
-    if (e.compute || e.memory || e.compute_curve || e.memory_curve) d.ppp[{key.first, key.second}] = e;
-  }
-  // A `.hw` figure must be positive: a fit that finds no launch overhead leaves the figure out.
-  if (result.fit.launch_overhead > 0) d.launch_overhead = ir::Figure{result.fit.launch_overhead, fitted + ", per kernel"};
-  else d.launch_overhead.reset();
+  result.device = with_fit(result.before, result.fit, fitted, o);
+  ir::Device& d = result.device;
   const std::string msrc = "measured by ridge calibrate on " + o.date;
   d.measured_peak[o.precision] = {result.peak_flops, msrc + " (GEMM " + std::to_string(result.gemm_flops / 1e9) +
                                                         " GFLOP/s, convolution " + std::to_string(result.conv_flops / 1e9) + " GFLOP/s)"};
@@ -309,6 +332,23 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     }
   }
 
+  // Cross-validation (issue #37): each fitted network predicted by a fit of every other network's
+  // layers (and the probes'), so a user sees how the .hw holds on a network it never saw.
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const Measured& m = measured[i];
+    if (m.net->holdout || m.net->probe || m.first_sample == m.end_sample) continue;
+    std::vector<FitSample> others(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(m.first_sample));
+    others.insert(others.end(), samples.begin() + static_cast<std::ptrdiff_t>(m.end_sample), samples.end());
+    if (others.empty()) continue;
+    say("cross-validating: fitting without " + m.net->network.name);
+    ir::Device without = with_fit(result.before, fit_ppp(others, o.fit), fitted, o);
+    without.measured_peak = d.measured_peak;
+    without.measured_bandwidth = d.measured_bandwidth;
+    const engine::Report predicted = engine::simulate(m.net->network, without, sim);
+    result.networks[i].left_out_infer_s = predicted.totals.time_fwd_s;
+    result.networks[i].left_out_train_s = predicted.totals.time_train_step_s;
+  }
+
   const std::size_t below = static_cast<std::size_t>(
       std::count_if(result.layers.begin(), result.layers.end(), [](const LayerComparison& l) { return l.below_roofline; }));
   if (below > 0)
@@ -333,6 +373,9 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     d.provenance.push_back("median error on held-out networks, inference " + percent(hb.infer) + " -> " +
                            percent(ha.infer) + ", training step " + percent(hb.train) + " -> " + percent(ha.train));
   }
+  if (const ErrorSummary loo = leave_one_out_error(result.networks); loo.networks > 0)
+    d.provenance.push_back("median error leaving each fitted network out of the fit (" + std::to_string(loo.networks) +
+                           " fits), inference " + percent(loo.infer) + ", training step " + percent(loo.train));
   return result;
 }
 

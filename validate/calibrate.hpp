@@ -77,6 +77,9 @@ struct NetworkComparison {
   std::optional<double> infer_cv, train_cv;
   SpreadSummary layer_spread;
   std::size_t dropped_records = 0;   // CUPTI records lost while its layer passes were timed (GPU)
+  // Cross-validation: a fitted network's times as predicted by a fit without its own layer passes
+  // (absent for held-out networks and probes, which no fit saw anyway).
+  std::optional<double> left_out_infer_s, left_out_train_s;
 };
 
 // calibrate's warnings for a noisy measurement of one network: its end-to-end CVs and the median CV of
@@ -111,6 +114,9 @@ struct ErrorSummary {
   std::size_t networks = 0;
 };
 ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool holdout, bool after);
+// The same over the fitted networks' leave-one-out predictions (NetworkComparison::left_out_*_s): the
+// error to expect on a network like them that the fit never saw.
+ErrorSummary leave_one_out_error(const std::vector<NetworkComparison>& networks);
 
 
 // The torch dtype of a precision; throws std::invalid_argument for one LibTorch cannot run (int8).

@@ -144,6 +144,18 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
     std::printf("Median error, %s networks (%zu): inference %.1f%% -> %.1f%%, training step %.1f%% -> %.1f%%\n",
                 holdout ? "held-out" : "fitted", b.networks, b.infer * 100, a.infer * 100, b.train * 100, a.train * 100);
   }
+  // Cross-validation: each fitted network predicted by a fit of the others; beside the fit error, how
+  // well the .hw generalises.
+  if (const auto loo = validate::leave_one_out_error(r.networks); loo.networks > 0) {
+    std::printf("Median error, each fitted network left out of its own fit (%zu fits): inference %.1f%%, training step %.1f%%\n",
+                loo.networks, loo.infer * 100, loo.train * 100);
+    for (const auto& n : r.networks)
+      if (n.left_out_infer_s)
+        std::printf("  %-20s left out: inference %s (%s), training step %s (%s)\n", n.network.c_str(), ms(*n.left_out_infer_s).c_str(),
+                    pct(*n.left_out_infer_s, n.measured_infer_s).c_str(),
+                    n.left_out_train_s ? ms(*n.left_out_train_s).c_str() : "-",
+                    n.left_out_train_s ? pct(*n.left_out_train_s, n.measured_train_s).c_str() : "-");
+  }
   print_spread(r.networks);
   print_gpu_breakdown(r.gpu_activity);
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());

@@ -84,6 +84,21 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   CHECK(r.networks[2].holdout);
   CHECK(std::all_of(r.networks.begin() + 3, r.networks.end(), [](const auto& n) { return n.probe && !n.holdout; }));
   CHECK(validate::median_error(r.networks, false, true).networks == 2);
+  // Cross-validation: each fitted network predicted by a fit of the other's layers and the probes';
+  // the held-out network and the probes are no fit's to leave out.
+  for (std::size_t i = 0; i < r.networks.size(); ++i) {
+    CAPTURE(r.networks[i].network);
+    const bool fitted = i < 2;
+    CHECK(r.networks[i].left_out_infer_s.has_value() == fitted);
+    if (fitted) {
+      CHECK(*r.networks[i].left_out_infer_s > 0);
+      CHECK(*r.networks[i].left_out_train_s > *r.networks[i].left_out_infer_s);
+      CHECK(*r.networks[i].left_out_infer_s != r.networks[i].after_infer_s);   // another fit, another time
+    }
+  }
+  CHECK(validate::leave_one_out_error(r.networks).networks == 2);
+  CHECK(std::any_of(r.device.provenance.begin(), r.device.provenance.end(),
+                    [](const std::string& p) { return p.find("leaving each fitted network out of the fit (2 fits)") != std::string::npos; }));
   // The small CNNs have no depthwise conv: the probes alone give the class its PPP. Three convs in each
   // probe; half the probes 3x3 (depthwise), half 5x5 (depthwise_large).
   REQUIRE(r.fit.groups.contains({ir::OpClass::Depthwise, ir::Pass::Backward}));
