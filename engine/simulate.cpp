@@ -425,12 +425,19 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   const bool micro = opt.kernel_model == KernelModel::Micro && device.arch && device.kind == ir::DeviceKind::GPU;
   const std::optional<kernels::GpuFacts> matrix_facts =
       micro ? kernels::gpu_facts(device, r.device.matmul_peak_used.precision, r.device.matmul_peak_used.matrix) : std::nullopt;
-  // Each distinct GEMM planned once on this device (GEMM layers run on the matrix units' facts).
-  std::vector<kernels::GemmPlan> plans;
+  // Each distinct GEMM planned once on this device (GEMM layers run on the matrix units' facts): in
+  // the sweep's cache where there is one (pointed to, not copied), else here.
+  std::vector<kernels::GemmPlan> own_plans;
+  std::vector<const kernels::GemmPlan*> plans;
   if (matrix_facts) {
     plans.reserve(w.gemms.size());
-    kernels::PlanCache::Device* cached = cache ? &cache->device(*matrix_facts) : nullptr;
-    for (const kernels::Gemm& g : w.gemms) plans.push_back(cached ? cached->plan(g) : kernels::plan_gemm(g, *matrix_facts));
+    if (cache) {
+      kernels::PlanCache::Device& cached = cache->device(*matrix_facts);
+      for (const kernels::Gemm& g : w.gemms) plans.push_back(&cached.plan(g));
+    } else {
+      own_plans.reserve(w.gemms.size());
+      for (const kernels::Gemm& g : w.gemms) plans.push_back(&own_plans.emplace_back(kernels::plan_gemm(g, *matrix_facts)));
+    }
   }
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
   // 2:4-sparse weights run at twice the matrix peak (the flat model's and the roofline's peak).
@@ -448,14 +455,17 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     PassTime fwd, fwd_train, bwd;
     std::optional<kernels::GemmPlan> largest_fwd;
   };
-  std::vector<GroupTime> times(w.groups.size());
+  // Kept per group only for the per-layer rows; a sweep's totals need one group's times at a time (a
+  // vector of them, each with its GEMM plan, was most of what a sweep's simulation wrote to memory).
+  std::vector<GroupTime> times(full ? w.groups.size() : 0);
+  GroupTime scratch;
   for (std::size_t g = 0; g < w.groups.size(); ++g) {
     const std::size_t id = w.groups[g].first;
     const double size = w.groups[g].size;
     const OpCost& c = w.cost(id);
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    GroupTime& gt = times[g];
+    GroupTime& gt = full ? times[g] : scratch;
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);

@@ -253,7 +253,7 @@ PassTime time_stream_pass(const PassCost& cost, const kernels::RowKernel& rows, 
   return t;
 }
 
-PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan* const> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bw, double factor,
                         double launch_s, kernels::GemmPlan* largest_plan) {
   PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
@@ -262,7 +262,7 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
   double kernel_s = 0.0, operand_bytes = 0.0, largest = -1.0;
   for (int i = 0; i < gemms.count; ++i) {
     const kernels::Gemm& g = gemms.gemms[static_cast<std::size_t>(i)];
-    const kernels::GemmPlan& plan = plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
+    const kernels::GemmPlan& plan = *plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
     kernel_s += plan.seconds;
     operand_bytes += (g.operand_elements() + g.m * g.n) * g.count * facts.in_bytes;
     if (g.flops() > largest) {

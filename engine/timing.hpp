@@ -157,7 +157,7 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth,
 // Never below the roofline.
 // `plans` holds the plan of every GEMM the pass's ids name (the workload's distinct GEMMs, planned once);
 // `largest`, where given, receives the plan of the pass's largest GEMM.
-PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan> plans,
+PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan* const> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bandwidth, double factor,
                         double launch_overhead_s, kernels::GemmPlan* largest = nullptr);
 
@@ -186,7 +186,7 @@ struct LayerTimer {
   FreshMemory fresh;
   bool micro = false;                                // the kernel model is in force on this device
   const kernels::GpuFacts* facts = nullptr;          // the matrix units' facts; null: no GEMM is planned
-  std::span<const kernels::GemmPlan> plans;          // the workload's distinct GEMMs, planned on `facts`
+  std::span<const kernels::GemmPlan* const> plans;   // the workload's distinct GEMMs, planned on `facts`
   // `largest`, where given, receives the plan of the forward's largest GEMM (when one was planned).
   LayerTimes time(const OpCost& cost, const PeakUsed& peak, const Ppp& forward, const Ppp& forward_train,
                   const Ppp& backward, std::optional<kernels::GemmPlan>* largest = nullptr) const;
