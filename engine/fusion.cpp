@@ -161,6 +161,7 @@ std::vector<Member> forward_members(const ir::Network& net, const std::vector<Ke
       Member& m = members[l];
       m.kernel = head;
       m.launches = i == 0;
+      m.epilogue = gemm_head && i > 0;
       if (i > 0)
         for (const ir::LayerId in : net.layers[l].inputs)
           if (inside[in]) m.read_inside += elements(net, in);
@@ -227,6 +228,7 @@ void apply(PassCost& pass, const Member& m, double element_bytes) {
   pass.bytes_read = std::max(0.0, pass.bytes_read - static_cast<double>(m.read_inside) * element_bytes);
   pass.bytes_written = std::max(0.0, pass.bytes_written - static_cast<double>(m.write_dropped) * element_bytes);
   if (!m.launches) pass.kernels = 0;
+  if (m.epilogue) pass.in_epilogue = true;
 }
 
 }  // namespace ridge::engine::fusion

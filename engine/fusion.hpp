@@ -40,6 +40,7 @@ struct Member {
   std::int64_t read_inside = 0;        // input elements made inside the kernel
   std::int64_t write_dropped = 0;      // output elements not written
   bool launches = true;                // false: runs in its head's kernel
+  bool epilogue = false;               // runs in the epilogue of a GEMM (PassCost::in_epilogue)
   bool fused() const { return !launches || read_inside > 0 || write_dropped > 0; }
 };
 

@@ -39,6 +39,9 @@ struct PassCost {
   double bytes_read = 0.0;     // B
   double bytes_written = 0.0;  // B
   int kernels = 0;             // kernels launched (0 for views and for passes that do nothing)
+  // Its arithmetic runs in a GEMM's epilogue (engine/fusion.hpp), on the vector lanes while the tensor
+  // cores run the next tile's main loop: hidden under the GEMM, so only its bytes take time.
+  bool in_epilogue = false;
   double bytes() const { return bytes_read + bytes_written; }
   friend bool operator==(const PassCost&, const PassCost&) = default;
 };

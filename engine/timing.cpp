@@ -155,7 +155,7 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
                    const FreshMemory& fresh) {
   PassTime t;
   if (cost.kernels == 0 && cost.flops == 0.0 && cost.bytes() == 0.0) return t;   // a view: nothing runs
-  const double compute = cost.flops / peak.flops_per_s;
+  const double compute = cost.in_epilogue ? 0.0 : cost.flops / peak.flops_per_s;
   const double memory = cost.bytes() / bw;
   t.roofline_s = std::max(compute, memory);
   t.bound = compute > memory ? Bound::Compute : Bound::Memory;
@@ -239,7 +239,7 @@ bool streams(ir::OpClass op_class) { return ir::op_class_row(op_class).streams; 
 kernels::StreamPlan stream_plan(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
                                 const PeakUsed& peak, const Ppp& ppp) {
   const auto factor = [](double f, bool is_default) { return is_default ? 1.0 : f; };
-  return kernels::plan_stream({cost.flops, cost.bytes(), cost.kernels, rows}, facts, peak.flops_per_s,
+  return kernels::plan_stream({cost.in_epilogue ? 0.0 : cost.flops, cost.bytes(), cost.kernels, rows}, facts, peak.flops_per_s,
                               factor(ppp.memory, ppp.memory_default), factor(ppp.compute, ppp.compute_default));
 }
 

@@ -211,3 +211,23 @@ TEST_CASE("a bad fusion pattern is reported at its value with what was expected"
   CHECK_THAT(error_of("fusion = always source \"s\""), Catch::Contains("inference, training"));
   CHECK_THAT(error_of("fuse.x = relu source \"s\""), Catch::Contains("expected a \"string\""));
 }
+
+TEST_CASE("an epilogue's arithmetic runs under the GEMM's main loop: a fused ReLU takes no time, its FLOPs still counted") {
+  // bn1's scale and relu's max run on the vector lanes while the tensor cores work: only what they
+  // still move takes time (relu nothing, bn1 its parameters).
+  const ir::Network net = zoo("resnet50");
+  const ir::Device a100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-80gb.hw");
+  const engine::Report r = engine::simulate(net, a100, {.batch = 64, .precision = ir::Precision::FP16, .runtime = catalogue_runtime("tensorrt")});
+  const auto row = [&](const std::string& name) -> const engine::LayerRow& {
+    for (const auto& l : r.layers)
+      if (l.name == name) return l;
+    FAIL("no layer " << name);
+    return r.layers.front();
+  };
+  CHECK(row("relu").fwd.in_epilogue);
+  CHECK(row("relu").fwd.flops == 64.0 * 64 * 112 * 112);
+  CHECK(row("relu").time_fwd.paleo_s == 0.0);
+  CHECK(row("bn1").time_fwd.paleo_s < row("bn1").fwd.flops / r.device.vector_peak_used.flops_per_s);
+  CHECK_FALSE(row("conv1").fwd.in_epilogue);
+  CHECK_FALSE(row("maxpool").fwd.in_epilogue);
+}
