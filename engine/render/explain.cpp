@@ -107,10 +107,10 @@ std::string explain(const LayerExplanation& e) {
   out << "peak " << si(e.row.peak.flops_per_s, rate_unit(e.row.peak.precision)) << " (" << e.row.peak.describe()
       << "), bandwidth " << si(e.device.bandwidth, "B/s") << "\n";
   if (!e.row.kernel.empty())
-    out << (e.row.kernel == e.row.name ? "fused: heads a kernel of the runtime's"
-                                       : "fused: runs inside the kernel " + e.row.kernel + " of the runtime's,")
-        << " forward (engine/fusion.hpp): the values that stay inside it are neither read nor written below"
-        << (e.row.kernel == e.row.name ? "" : ", and it launches nothing of its own") << "\n";
+    out << (e.row.kernel == e.row.name ? "fused: its forward heads a kernel the runtime fuses"
+                                       : "fused: its forward runs inside " + e.row.kernel + "'s kernel, launching none of its own")
+        << (e.row.fwd.in_epilogue ? ", its arithmetic in the GEMM's epilogue" : "")
+        << "; the values that stay inside the kernel are neither read nor written below (engine/fusion.hpp)\n";
   if (e.facts && (e.passes[0].stream || e.passes[1].stream))
     out << "kernel model: streaming, " << count(e.facts->sms) << " SMs"
         << (e.facts->threads_per_unit > 0 ? " x " + count(e.facts->threads_per_unit) + " threads" : std::string())

@@ -1,7 +1,9 @@
 // Fusion as a pass over the network (issue #35, engine/fusion.hpp): which layers of the zoo's
 // networks each catalogue runtime runs as one kernel, against what the stack documents, and what
 // fusing does to the bytes and launches of a kernel, worked out by hand.
+#include "engine/explain.hpp"
 #include "engine/fusion.hpp"
+#include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/diagnostics.hpp"
@@ -230,4 +232,8 @@ TEST_CASE("an epilogue's arithmetic runs under the GEMM's main loop: a fused ReL
   CHECK(row("bn1").time_fwd.paleo_s < row("bn1").fwd.flops / r.device.vector_peak_used.flops_per_s);
   CHECK_FALSE(row("conv1").fwd.in_epilogue);
   CHECK_FALSE(row("maxpool").fwd.in_epilogue);
+  // --explain says where a fused layer ran.
+  const std::string text = engine::render::explain(engine::explain_layer(
+      net, a100, {.batch = 64, .precision = ir::Precision::FP16, .runtime = catalogue_runtime("tensorrt")}, "bn1"));
+  CHECK_THAT(text, Catch::Contains("runs inside conv1's kernel") && Catch::Contains("in the GEMM's epilogue"));
 }
