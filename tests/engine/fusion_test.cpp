@@ -229,6 +229,7 @@ TEST_CASE("an epilogue's arithmetic runs under the GEMM's main loop: a fused ReL
   CHECK(row("relu").fwd.in_epilogue);
   CHECK(row("relu").fwd.flops == 64.0 * 64 * 112 * 112);
   CHECK(row("relu").time_fwd.paleo_s == 0.0);
+  CHECK(row("relu").time_fwd.roofline_s == 0.0);   // nothing of its own to bound either
   CHECK(row("bn1").time_fwd.paleo_s < row("bn1").fwd.flops / r.device.vector_peak_used.flops_per_s);
   CHECK_FALSE(row("conv1").fwd.in_epilogue);
   CHECK_FALSE(row("maxpool").fwd.in_epilogue);
