@@ -3,7 +3,9 @@
 //   - the launch overhead per kernel, replacing the device's (simulate.cpp's timing);
 //   - a prefill's output layer over each sequence's last position only (last_position_logits);
 //   - the host's work per forward pass, added to each phase of a generation or a serving iteration
-//     (generation.cpp).
+//     (generation.cpp);
+//   - which layers run as one kernel, and what that saves (engine/fusion.hpp, applied in simulate.cpp's
+//     workload).
 // With no runtime, or pytorch-eager (which says nothing), every result is as before.
 #pragma once
 
