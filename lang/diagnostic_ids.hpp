@@ -30,6 +30,7 @@ inline constexpr std::string_view kNetShape = "net-shape";               // tens
 inline constexpr std::string_view kNetStructure = "net-structure";       // input and return of networks and blocks
 inline constexpr std::string_view kNetOverride = "net-override";         // --set that names no parameter or no value
 inline constexpr std::string_view kNetRecursion = "net-recursion";       // a block that instantiates itself
+inline constexpr std::string_view kNetImport = "net-import";             // an import that cannot be read, or a cycle
 inline constexpr std::string_view kNetLimit = "net-limit";               // past a limit (docs/language.md, Limits)
 
 // `.hw` devices.
@@ -61,7 +62,7 @@ inline constexpr std::string_view kTraceValue = "trace-value";     // a cell tha
 inline constexpr std::array kAll = {
     kFileUnreadable, kFileTooLarge, kFileBinary,
     kNetText, kNetBrackets, kNetSyntax, kNetUnknownName, kNetUnknownOp, kNetDefinition, kNetArgument, kNetType,
-    kNetValue, kNetShape, kNetStructure, kNetOverride, kNetRecursion, kNetLimit,
+    kNetValue, kNetShape, kNetStructure, kNetOverride, kNetRecursion, kNetImport, kNetLimit,
     kHwSyntax, kHwUnknownKey, kHwDuplicateKey, kHwValue, kHwUnit, kHwRange, kHwNoSource, kHwIncomplete,
     kOnnxUnavailable, kOnnxCorrupt, kOnnxGraph, kOnnxInput, kOnnxTensor, kOnnxLimit, kOnnxUnsupportedOp,
     kOnnxUnsupportedNode, kOnnxShape, kOnnxFreeNode,

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,15 @@ using Overrides = std::map<std::string, std::string>;
 // naming `option` for a binding without a name or a value.
 Overrides parse_overrides(const std::vector<std::string>& bindings, const std::string& option);
 
-// Parse and elaborate a `.net` text. `file` names it in diagnostics. Throws lang::Error.
-ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides = {});
+// Reads the source file at a path: read_source for files on disk, refusing what cannot be source text
+// (docs/language.md, "Limits"); tests and the fuzzer read from memory. Throws lang::Error.
+using SourceReader = std::function<std::string(const std::string& path)>;
+std::string read_source(const std::string& path);
+
+// Parse and elaborate a `.net` text. `file` names it in diagnostics, and the files it imports are
+// found relative to it and read with `read`. Throws lang::Error.
+ir::Network parse_network(const std::string& text, const std::string& file, const Overrides& overrides = {},
+                          const SourceReader& read = read_source);
 // Parse and check a `.hw` text. Throws lang::Error.
 ir::Device parse_device(const std::string& text, const std::string& file);
 
@@ -35,8 +43,9 @@ ir::Device load_device(const std::string& path);
 ir::Runtime parse_runtime(const std::string& text, const std::string& file);
 ir::Runtime load_runtime(const std::string& path);
 
-// The parameters a `.net` file's network declares (what --set may name), in declaration order. Parses
-// the file but does not elaborate it. Throws lang::Error for a file that does not parse.
+// The parameters a `.net` file's network declares (what --set may name), in declaration order; for a
+// variant (`network b = a(...)`), those of the network it varies. Parses the file and its imports but
+// does not elaborate them. Throws lang::Error for a file that does not parse.
 std::vector<std::string> network_parameters(const std::string& path);
 
 // ONNX models (lang/onnx/): the graph read with Debian's libonnx-dev protobuf schema and turned into
@@ -65,8 +74,6 @@ inline constexpr std::size_t kMaxOnnxFileBytes = std::size_t{2} * 1024 * 1024 * 
 // made into identifiers: `layer1.0.conv1` is written `layer1_0_conv1`).
 std::string to_net_text(const ir::Network& network);
 
-// Reads a whole source file, refusing what cannot be source text (see docs/language.md, "Limits").
-std::string read_source(const std::string& path);
 inline constexpr std::size_t kMaxSourceBytes = 4 * 1024 * 1024;
 
 }  // namespace ridge::lang

@@ -163,8 +163,21 @@ struct Definition : x3::position_tagged {
   Body body;
 };
 
-// What a file holds at its top level: definitions and file-level constants (`name = EXPR`).
-struct TopLevel : x3::variant<Definition, Assign> {
+// `network NAME = BASE(param: value, ...)`: the network BASE (usually imported) under a new name, with
+// new defaults for some of its parameters. A model size is one line: `network llama2_7b = llama(...)`.
+struct NetworkVariant : x3::position_tagged {
+  Identifier name;
+  Call base;
+};
+
+// `import "PATH"`: every block, network and constant of the .net file at PATH (relative to the
+// importing file) becomes usable here.
+struct Import : x3::position_tagged {
+  Text path;
+};
+
+// What a file holds at its top level: imports, definitions and file-level constants (`name = EXPR`).
+struct TopLevel : x3::variant<Definition, NetworkVariant, Import, Assign> {
   using base_type::base_type;
   using base_type::operator=;
 };

@@ -177,7 +177,7 @@ ir::LayerId Elaborator::make_layer(ir::Op op, ir::Attrs attrs, std::vector<ir::L
   // Formatted once per construct, not per layer: a block called 80 times makes its layers from the
   // same few constructs.
   auto [it, fresh] = origins_.try_emplace(&at);
-  if (fresh) it->second = source_.origin(offset(at));
+  if (fresh) it->second = sources_.origin(at);
   if (builder_->origin() != it->second) builder_->set_origin(it->second);
   try {
     return builder_->layer(op, std::move(attrs), std::move(inputs), std::move(name));

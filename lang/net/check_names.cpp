@@ -46,8 +46,16 @@ void assigned(const ast::Body& body, std::set<std::string>& out) {
 }  // namespace
 
 void Elaborator::check_block_names() {
+  // The blocks of the first file and of the file whose network runs (a variant's base): an imported
+  // block library may use names only its own network binds, so its other blocks are checked when called.
+  std::vector<std::size_t> files{0};
+  if (const std::size_t body = sources_.file_of(*network_); body != 0) files.push_back(body);
+  std::vector<const ast::TopLevel*> items;
+  for (const std::size_t k : files)
+    for (const auto& item : sources_.files()[k].tree.items) items.push_back(&item);
   // In file order, so that the errors shown (the first kMaxErrors) are the first in the file.
-  for (const auto& item : file_.items) {
+  for (const ast::TopLevel* top : items) {
+    const auto& item = *top;
     const auto* block = boost::get<ast::Definition>(&item);
     if (!block || block->kind != "block") continue;
     std::set<std::string> defined;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace ridge::lang::net {
 namespace {
@@ -70,33 +71,34 @@ std::string suggestion(std::string_view name, const std::vector<std::string>& kn
 
 }  // namespace
 
-Elaborator::Elaborator(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
-                       const Overrides& overrides)
-    : file_(file), source_(source), positions_(positions) {
-  std::vector<const ast::Definition*> definitions;
-  for (const auto& item : file_.items)
-    if (const auto* d = boost::get<ast::Definition>(&item)) definitions.push_back(d);
-  check_definitions(definitions);
-  // File-level constants, in file order, before the network's parameters (whose defaults may use them).
+Elaborator::Elaborator(const Sources& sources, const Overrides& overrides) : sources_(sources) {
+  check_definitions();
+  // File-level constants before the network's parameters (whose defaults may use them): each file's in
+  // its order, an imported file's before those of the file importing it.
   in_constants_ = true;
-  for (const auto& item : file_.items)
-    if (const auto* c = boost::get<ast::Assign>(&item)) bind_constant(*c);
+  for (const std::size_t k : sources_.dependency_order())
+    for (const auto& item : sources_.files()[k].tree.items)
+      if (const auto* c = boost::get<ast::Assign>(&item)) bind_constant(*c);
   in_constants_ = false;
-  bind_parameters(*network_, overrides);
+  bind_parameters(overrides);
 }
 
 // Each definition's name and parameters stand on their own, so every mistake among them is reported
-// at once; nothing is evaluated until they are right.
-void Elaborator::check_definitions(const std::vector<const ast::Definition*>& definitions) {
+// at once; nothing is evaluated until they are right. The blocks of every file share one namespace.
+void Elaborator::check_definitions() {
+  std::vector<const ast::Definition*> definitions;
+  for (const auto& f : sources_.files())
+    for (const auto& item : f.tree.items)
+      if (const auto* d = boost::get<ast::Definition>(&item)) definitions.push_back(d);
   for (const auto* dp : definitions) {
     const ast::Definition& d = *dp;
-    if (d.kind == "network") {
-      if (network_) report(d, diag::kNetDefinition, "a file holds exactly one network; '" + network_->name.name + "' is already defined");
-      else network_ = &d;
-    } else if (is_op_name(d.name.name) || is_builtin_name(d.name.name)) {
+    if (d.kind == "network") continue;   // resolve_network's
+    if (is_op_name(d.name.name) || is_builtin_name(d.name.name)) {
       report(d.name, diag::kNetDefinition, "block '" + d.name.name + "' has the name of a built-in op or function; choose another name");
-    } else if (!blocks_.emplace(d.name.name, &d).second) {
-      report(d.name, diag::kNetDefinition, "block '" + d.name.name + "' is defined twice");
+    } else if (const auto [it, fresh] = blocks_.emplace(d.name.name, &d); !fresh) {
+      const bool same_file = sources_.file_of(*it->second) == sources_.file_of(d);
+      report(d.name, diag::kNetDefinition, "block '" + d.name.name + "' is defined twice" +
+                                               (same_file ? std::string() : " (first at " + sources_.origin(it->second->name) + ")"));
     }
   }
   // Parameters: unique names, required ones first; one error per parameter.
@@ -117,8 +119,14 @@ void Elaborator::check_definitions(const std::vector<const ast::Definition*>& de
                                              "without defaults first");
     }
   }
-  if (!network_) reported_.push_back({0, diag::kNetStructure, "expected a network definition: the file defines no 'network'"});
+  auto resolved = resolve_network(sources_, [&](const Tagged* at, std::string_view id, std::string message) {
+    if (at) report(*at, id, std::move(message));
+    else report_at_start(id, std::move(message));
+  });
   stop_if_reported();
+  resolved_ = std::move(*resolved);
+  network_ = resolved_.body;
+  network_name_ = resolved_.name;
 }
 
 namespace {
@@ -176,27 +184,28 @@ Value Elaborator::index(const Value& v, const Value& i, const Tagged& base, cons
   return v.items[static_cast<std::size_t>(k < 0 ? k + n : k)];
 }
 
-std::size_t Elaborator::offset(const Tagged& at) const { return positions_.offset_of(at).value_or(0); }
-
 void Elaborator::fail(const Tagged& at, std::string_view id, std::string message) const {
-  Diagnostic d = source_.diagnostic(offset(at), id, std::move(message));
+  Diagnostic d = sources_.diagnostic(at, id, std::move(message));
   for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
-    d.notes.push_back(source_.note(offset(*it->site), "block '" + it->block->name.name + "' instantiated here"));
+    d.notes.push_back(sources_.note(*it->site, "block '" + it->block->name.name + "' instantiated here"));
   throw Error({std::move(d)});
 }
 
 void Elaborator::report(const Tagged& at, std::string_view id, std::string message) {
-  reported_.push_back({offset(at), id, std::move(message)});
+  reported_.push_back({sources_.file_of(at), sources_.offset_of(at), id, std::move(message)});
 }
+
+void Elaborator::report_at_start(std::string_view id, std::string message) { reported_.push_back({0, 0, id, std::move(message)}); }
 
 void Elaborator::stop_if_reported() {
   if (reported_.empty()) return;
-  // Checks walk definitions by kind and blocks by name; the reader wants them top to bottom.
-  std::stable_sort(reported_.begin(), reported_.end(),
-                   [](const Reported& a, const Reported& b) { return a.offset < b.offset; });
+  // Checks walk definitions by kind and blocks by name; the reader wants them top to bottom, file by file.
+  std::stable_sort(reported_.begin(), reported_.end(), [](const Reported& a, const Reported& b) {
+    return std::tie(a.file, a.offset) < std::tie(b.file, b.offset);
+  });
   std::vector<Diagnostic> shown;
   for (std::size_t i = 0; i < reported_.size() && i < kMaxErrors; ++i)
-    shown.push_back(source_.diagnostic(reported_[i].offset, reported_[i].id, std::move(reported_[i].message)));
+    shown.push_back(sources_.diagnostic(reported_[i].file, reported_[i].offset, reported_[i].id, std::move(reported_[i].message)));
   throw Error(limit_errors(std::move(shown), reported_.size()));
 }
 
@@ -214,7 +223,9 @@ void Elaborator::charge(const Tagged& at, std::size_t steps) {
   steps_ += static_cast<std::int64_t>(steps);
 }
 
-void Elaborator::bind_parameters(const ast::Definition& network, const Overrides& overrides) {
+void Elaborator::bind_parameters(const Overrides& overrides) {
+  const ast::Definition& network = *network_;
+  const std::string& name_of_network = network_name();
   std::set<std::string> known;
   if (network.params)
     for (const auto& p : *network.params) {
@@ -222,18 +233,18 @@ void Elaborator::bind_parameters(const ast::Definition& network, const Overrides
       if (constants_.count(p.name.name))
         fail(p.name, diag::kNetDefinition, "network parameter '" + p.name.name + "' has the name of a file-level constant; choose another name");
       Scope none;
-      globals_[p.name.name] = eval(*p.default_value, none);
+      globals_[p.name.name] = eval(*resolved_.default_of(p), none);   // check_definitions saw that each has one
     }
   for (const auto& [name, text] : overrides) {
     if (!known.count(name) && constants_.count(name))
-      fail(network.name, diag::kNetOverride, "--set " + name + "=" + text + ": '" + name + "' is a file-level constant, not a parameter of "
-                                             "network '" + network.name.name + "'; only network parameters can be set (make it one: network " +
-                                             network.name.name + "(" + name + " = ...))");
+      fail(*network_name_, diag::kNetOverride, "--set " + name + "=" + text + ": '" + name + "' is a file-level constant, not a parameter of "
+                                               "network '" + name_of_network + "'; only network parameters can be set (make it one: network " +
+                                               network.name.name + "(" + name + " = ...))");
     if (!known.count(name)) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(network.name, diag::kNetOverride, "--set " + name + "=" + text + ": network '" + network.name.name + "' has no parameter '" +
-                                                 name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
+      fail(*network_name_, diag::kNetOverride, "--set " + name + "=" + text + ": network '" + name_of_network + "' has no parameter '" +
+                                                   name + "'" + (list.empty() ? std::string(" (it has none)") : " (it has: " + list + ")"));
     }
     // `wanted` rather than the structured binding: clang 14 (the fuzz build) cannot capture one.
     const std::string& wanted = name;
@@ -260,7 +271,7 @@ const Value& Elaborator::lookup(const ast::Identifier& name, const Scope& scope)
   if (in_constants_ && network_->params &&
       std::any_of(network_->params->begin(), network_->params->end(),
                   [&](const ast::Param& p) { return p.name.name == name.name; }))
-    fail(name, diag::kNetDefinition, "file-level constant uses '" + name.name + "', a parameter of network '" + network_->name.name +
+    fail(name, diag::kNetDefinition, "file-level constant uses '" + name.name + "', a parameter of network '" + network_name() +
                                          "'; expected numbers, booleans, lists and earlier constants (constants are set before the parameters)");
   if (is_callable(name.name))
     fail(name, diag::kNetType, "'" + name.name + "' is an op, block or function, not a value; expected a call such as " + name.name +
@@ -321,11 +332,11 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
       ir::Shape shape;
       for (const auto& item : v.items) shape.push_back(e.to_int(Arg{{}, item, &s.shape}, "an input dimension"));
       try {
-        e.builder_.emplace(e.network_->name.name, shape);
+        e.builder_.emplace(e.network_name(), shape);
       } catch (const std::exception& ex) {
         e.fail(s.shape, diag::kNetShape, ex.what());
       }
-      e.input_origin_ = e.source_.origin(e.offset(s));
+      e.input_origin_ = e.sources_.origin(s);
       scope[s.name.name] = Value::of_tensor(e.builder_->input());
     }
     void operator()(const ast::Assign& s) const {
@@ -614,9 +625,8 @@ Value Elaborator::run_block(const ast::Definition& block, const ast::Call& c, st
 
 namespace ridge::lang::net {
 
-ir::Network elaborate(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
-                      const Overrides& overrides) {
-  Elaborator e(file, source, positions, overrides);
+ir::Network elaborate(const Sources& sources, const Overrides& overrides) {
+  Elaborator e(sources, overrides);
   return e.run();
 }
 

@@ -4,9 +4,7 @@
 // semantic error as a diagnostic pointing at the construct that caused it.
 #pragma once
 
-#include "lang/net/ast.hpp"
-#include "lang/net/config.hpp"
-#include "lang/source_map.hpp"
+#include "lang/net/sources.hpp"
 #include "lang/parse.hpp"
 
 namespace ridge::lang::net {
@@ -30,7 +28,6 @@ inline constexpr std::size_t kMaxTotalInputs = 1'000'000;
 inline constexpr int kMaxEvalDepth = 1'000;
 
 // Throws lang::Error.
-ir::Network elaborate(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
-                      const Overrides& overrides);
+ir::Network elaborate(const Sources& sources, const Overrides& overrides);
 
 }  // namespace ridge::lang::net

@@ -5,6 +5,7 @@
 #include "lang/builder.hpp"
 #include "lang/net/elaborate.hpp"
 #include "lang/net/instance.hpp"
+#include "lang/net/networks.hpp"
 #include "lang/net/scope.hpp"
 #include "lang/net/value.hpp"
 
@@ -51,8 +52,7 @@ struct Bound {
 
 class Elaborator {
  public:
-  Elaborator(const ast::File& file, const SourceMap& source, const grammar::error_handler_type& positions,
-             const Overrides& overrides);
+  Elaborator(const Sources& sources, const Overrides& overrides);
   ir::Network run();
 
   // --- used by calls.cpp ---
@@ -80,19 +80,20 @@ class Elaborator {
   // report() records one, stop_if_reported() throws those recorded (first kMaxErrors, source order)
   // before any work that could trip over them. Only for checks outside block instances (no notes).
   struct Reported {
+    std::size_t file;     // in sources_.files()
     std::size_t offset;
     std::string_view id;   // one of diag::kAll, which outlive everything
     std::string message;
   };
   void report(const Tagged& at, std::string_view id, std::string message);
+  void report_at_start(std::string_view id, std::string message);   // an error about the whole first file
   void stop_if_reported();
   // Whether another reported error would be shown, so that costly did-you-means are computed only then.
   bool shows_more() const { return reported_.size() < kMaxErrors; }
 
-  std::size_t offset(const Tagged& at) const;
   void step(const Tagged& at);
   void charge(const Tagged& at, std::size_t steps);   // `steps` steps at once
-  void bind_parameters(const ast::Definition& network, const Overrides& overrides);
+  void bind_parameters(const Overrides& overrides);
   void bind_constant(const ast::Assign& constant);
   void assign(const ast::Assign& s, Value v, Scope& scope);
   Value index(const Value& v, const Value& i, const Tagged& base, const ast::Expr& at) const;
@@ -116,7 +117,8 @@ class Elaborator {
   std::vector<std::string> callable_known() const;
   // check_names.cpp: every block's names, called or not, before elaboration.
   void check_block_names();
-  void check_definitions(const std::vector<const ast::Definition*>& definitions);
+  void check_definitions();
+  const std::string& network_name() const { return network_name_->name; }
 
   // calls.cpp
   std::optional<Value> call_op(std::string_view name, const ast::Call& c, std::vector<Arg> args,
@@ -124,10 +126,10 @@ class Elaborator {
   Value call_split(const ast::Call& c, std::vector<Arg> args, const std::string& label);
   std::optional<Value> call_builtin(std::string_view name, const ast::Call& c, std::vector<Arg> args);
 
-  const ast::File& file_;
-  const SourceMap& source_;
-  const grammar::error_handler_type& positions_;
-  const ast::Definition* network_ = nullptr;
+  const Sources& sources_;
+  ResolvedNetwork resolved_;                   // the network the first file describes
+  const ast::Definition* network_ = nullptr;   // the definition it runs (resolved_.body)
+  const ast::Identifier* network_name_ = nullptr;   // its name, the first file's
   std::map<std::string, const ast::Definition*, std::less<>> blocks_;
   Scope globals_;                          // file-level constants, then the network's parameters
   std::set<std::string, std::less<>> constants_;   // names of the file-level constants

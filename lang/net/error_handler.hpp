@@ -1,7 +1,8 @@
 // Positions and syntax-error recovery for the `.net` parser.
 //
 // Positions: X3's annotate_on_success hands every position_tagged node to tag(), which records its
-// source range, so the elaborator can later point diagnostics at a node.
+// source range in a PositionTable shared by every file of one parse (a file and its imports), so the
+// elaborator can later point diagnostics at a node, in whichever file it is.
 //
 // Recovery: the rules for one statement and one top-level item catch the expectation_failure thrown
 // inside them and call recover(), which records the error and moves the parser to the next statement
@@ -14,11 +15,13 @@
 
 #include <boost/spirit/home/x3.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace ridge::lang::net {
@@ -59,6 +62,39 @@ inline std::size_t statement_end(std::string_view text, std::size_t from, std::s
   return text.size();
 }
 
+// Where every tagged node of every file of one parse starts and ends, as byte offsets into its file.
+// One table for all the files: a node's id is unique among them, and the files' ids are consecutive
+// ranges in parse order (file k's from file_starts[k]), so a node alone says which file it is in.
+class PositionTable {
+ public:
+  // Starts the next file; the nodes tagged from now on are its.
+  void begin_file() { file_starts_.push_back(offsets_.size()); }
+  template <typename Ast>
+  void tag(Ast& ast, std::size_t first, std::size_t last) {
+    if constexpr (std::is_base_of_v<boost::spirit::x3::position_tagged, Ast>) {
+      ast.id_first = static_cast<int>(offsets_.size());
+      offsets_.push_back(first);
+      ast.id_last = static_cast<int>(offsets_.size());
+      offsets_.push_back(last);
+    }
+  }
+  // The file (in begin_file order) and byte offset of a node's first character, when it was tagged.
+  struct Place {
+    std::size_t file;
+    std::size_t offset;
+  };
+  std::optional<Place> place_of(const boost::spirit::x3::position_tagged& node) const {
+    if (node.id_first < 0 || static_cast<std::size_t>(node.id_first) >= offsets_.size()) return std::nullopt;
+    const auto id = static_cast<std::size_t>(node.id_first);
+    const auto file = std::upper_bound(file_starts_.begin(), file_starts_.end(), id) - file_starts_.begin() - 1;
+    return Place{static_cast<std::size_t>(file), offsets_[id]};
+  }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::vector<std::size_t> file_starts_;
+};
+
 template <typename Iterator>
 class ErrorHandler {
  public:
@@ -68,18 +104,14 @@ class ErrorHandler {
     std::string which;
   };
 
-  ErrorHandler(Iterator first, Iterator last) : first_(first), last_(last), positions_(first, last) {}
+  // One handler per file parsed: it starts the file in `positions`.
+  ErrorHandler(Iterator first, Iterator last, PositionTable& positions) : first_(first), last_(last), positions_(positions) {
+    positions_.begin_file();
+  }
 
   template <typename Ast>
   void tag(Ast& ast, Iterator first, Iterator last) {
-    positions_.annotate(ast, first, last);
-  }
-
-  // Byte offset of a node's first character, when the parser tagged it.
-  std::optional<std::size_t> offset_of(const boost::spirit::x3::position_tagged& node) const {
-    if (node.id_first < 0 || static_cast<std::size_t>(node.id_first) >= positions_.get_positions().size())
-      return std::nullopt;
-    return static_cast<std::size_t>(positions_.position_of(node).begin() - first_);
+    positions_.tag(ast, static_cast<std::size_t>(first - first_), static_cast<std::size_t>(last - first_));
   }
 
   // Called by a recovering rule whose statement starting at `first` failed at `where`: records the
@@ -113,7 +145,7 @@ class ErrorHandler {
 
   Iterator first_;
   Iterator last_;
-  boost::spirit::x3::position_cache<std::vector<Iterator>> positions_;
+  PositionTable& positions_;
   std::vector<SyntaxError> errors_;
   std::size_t error_count_ = 0;
 };

@@ -28,7 +28,7 @@ inline auto keyword(const char* word) { return lexeme[lit(word) >> !(alnum | '_'
 // turn: every name is checked against them, two or three times over as alternatives backtrack. The
 // longest match is what the literals matched, "input" being listed before "in".
 const x3::symbols<> reserved_words({"block", "network", "input", "if", "else", "for", "in", "return", "true",
-                                    "false", "as"});
+                                    "false", "as", "import"});
 const auto reserved = lexeme[reserved_words >> !(alnum | '_')];
 
 // Numbers are unsigned (a minus is an operator), never `nan`/`inf` (those are names), and `1.` is not a
@@ -85,6 +85,9 @@ struct loop_body_class;
 struct param_class : x3::annotate_on_success {};
 struct definition_class : x3::annotate_on_success {};
 struct constant_class : x3::annotate_on_success {};
+struct variant_class : x3::annotate_on_success {};
+struct variant_base_class : x3::annotate_on_success {};
+struct import_class : x3::annotate_on_success {};
 struct top_level_class;
 struct file_item_class : recovering {};
 struct file_items_class;
@@ -134,12 +137,15 @@ const x3::rule<loop_body_class, ast::Body> loop_body = "'..' or '{'";
 const x3::rule<param_class, ast::Param> param = "parameter";
 const x3::rule<definition_class, ast::Definition> definition = "definition";
 const x3::rule<constant_class, ast::Assign> constant = "constant";
-const x3::rule<top_level_class, ast::TopLevel> top_level = "'block', 'network' or NAME = VALUE";
-const x3::rule<file_item_class, ast::TopLevel> file_item = "'block', 'network' or NAME = VALUE";
-const x3::rule<file_items_class, std::vector<ast::TopLevel>> file_items = "'block', 'network' or NAME = VALUE";
+const x3::rule<variant_class, ast::NetworkVariant> network_variant = "network variant";
+const x3::rule<variant_base_class, ast::Call> variant_base = "a network and its new defaults, as NAME(param: value, ...)";
+const x3::rule<import_class, ast::Import> import_stmt = "import";
+const x3::rule<top_level_class, ast::TopLevel> top_level = "'import', 'block', 'network' or NAME = VALUE";
+const x3::rule<file_item_class, ast::TopLevel> file_item = "'import', 'block', 'network' or NAME = VALUE";
+const x3::rule<file_items_class, std::vector<ast::TopLevel>> file_items = "'import', 'block', 'network' or NAME = VALUE";
 const x3::rule<index_class, ast::Expr> index = "index";
 const x3::rule<kind_class, std::string> kind = "'block' or 'network'";
-const x3::rule<end_class> end_of_file = "'block', 'network' or NAME = VALUE";
+const x3::rule<end_class> end_of_file = "'import', 'block', 'network' or NAME = VALUE";
 const x3::rule<eq_class> assign_eq = "'='";
 const x3::rule<in_class> in_kw = "'in'";
 const x3::rule<dots_class> dots = "'..'";
@@ -209,7 +215,11 @@ const auto definition_def = kind > identifier > -('(' > -(param % ',') > ')') > 
 const auto end_of_file_def = x3::eoi;
 // A file-level constant commits only at `NAME =`, so `netwrk n {}` still reads as a misspelt keyword.
 const auto constant_def = (identifier % ',') >> assign_eq > expr;
-const auto top_level_def = definition | constant;
+// `network NAME =` commits to a variant; `network NAME (` or `{` backtracks to a definition.
+const auto network_variant_def = keyword("network") >> identifier >> assign_eq > variant_base;
+const auto variant_base_def = (identifier > args) >> -(keyword("as") > identifier);
+const auto import_stmt_def = keyword("import") > text;
+const auto top_level_def = network_variant | definition | import_stmt | constant;
 const auto file_item_def = x3::expect[top_level];
 const auto file_items_def = *(!end_of_file >> file_item);
 const auto file_rule_def = file_items > end_of_file;
@@ -217,7 +227,7 @@ const auto file_rule_def = file_items > end_of_file;
 BOOST_SPIRIT_DEFINE(name_text, identifier, number, boolean, text_chars, text, operand, prefix, unary, binop_text, binary_op,
                     binary, cond_tail, conditional, arg, args, call, link, list, group, expr, input_stmt,
                     assign, branch, branches, if_stmt, for_stmt, return_stmt, statement, body, param, kind,
-                    definition, end_of_file, assign_eq, in_kw, dots, colon, constant, top_level, index, loop_body,
+                    definition, end_of_file, assign_eq, in_kw, dots, colon, constant, network_variant, variant_base, import_stmt, top_level, index, loop_body,
                     body_item, file_item, file_items, file_rule)
 
 }  // namespace ridge::lang::net::grammar

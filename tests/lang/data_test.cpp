@@ -131,7 +131,7 @@ TEST_CASE("bad indexing, loops and constants are reported at the construct with 
     {"a network parameter named like a constant", "w = 1\nnetwork n(w = 2) {\n  input x: [4]\n  return x\n}", 2, 11, "network parameter 'w' has the name of a file-level constant"},
     {"a tensor op in a constant", "k = relu(1)\nnetwork n {\n  input x: [4]\n  return x\n}", 1, 10, "expected a tensor for 'x' of 'relu', got a number"},
     {"a constant without a value", "k =\nnetwork n {\n  input x: [4]\n  return x\n}", 2, 1, "expected expression, found 'network'"},
-    {"a misspelt keyword at the top", "blok b(x) { return x }\nnetwork n {\n  input x: [4]\n  return x\n}", 1, 1, "expected 'block', 'network' or NAME = VALUE, found 'blok'"},
+    {"a misspelt keyword at the top", "blok b(x) { return x }\nnetwork n {\n  input x: [4]\n  return x\n}", 1, 1, "expected 'import', 'block', 'network' or NAME = VALUE, found 'blok'"},
   }));
   // clang-format on
   INFO(what);

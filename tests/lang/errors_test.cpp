@@ -45,7 +45,7 @@ TEST_CASE("bad .net input is reported at the right place with what was expected"
     {"a file cut after the name", "network n", 1, 10, "expected '{', found end of file"},
     {"an unbalanced bracket", "network n {\n  input x: [3, 8, 8)\n}", 2, 20, "expected ']' to close the '[' at line 2, found ')'"},
     {"a stray brace", "network n {\n}\n}\n", 3, 1, "unexpected '}' with nothing open to close"},
-    {"garbage at the top", "netwrk n {}", 1, 1, "expected 'block', 'network' or NAME = VALUE, found 'netwrk'"},
+    {"garbage at the top", "netwrk n {}", 1, 1, "expected 'import', 'block', 'network' or NAME = VALUE, found 'netwrk'"},
     {"a missing '='", "network n {\n  input x: [4]\n  y x\n}", 3, 5, "expected '=', found 'x'"},
     {"a missing expression", "network n {\n  input x: [4]\n  y =\n}", 4, 1, "expected expression, found '}'"},
     {"a missing ')' between arguments", "network n {\n  input x: [4]\n  return x -> linear(4 4)\n}", 3, 24, "expected ')', found '4'"},

@@ -72,7 +72,7 @@ TEST_CASE("syntax errors in nested bodies, headers and at the top level are each
   std::size_t at = 0;
   for (const char* where : {"bad.net:4:7: error: expected '='", "bad.net:5:32: error: expected expression",
                             "bad.net:8:8: error: expected ']'", "bad.net:10:1: error: expected op or block name",
-                            "bad.net:11:11: error: expected ')'", "bad.net:14:1: error: expected 'block', 'network'",
+                            "bad.net:11:11: error: expected ')'", "bad.net:14:1: error: expected 'import', 'block', 'network'",
                             "bad.net:15:4: error: expected expression, found end of file"}) {
     const std::size_t next = error.find(where, at);
     CHECK(next != std::string::npos);
@@ -94,7 +94,7 @@ TEST_CASE("a file with one syntax error renders in clang's shape, its ID closing
   CHECK(test::error_of("network n {\n  input x: [4]\n  y x\n}") ==
         "bad.net:3:5: error: expected '=', found 'x' [net-syntax]\n  y x\n    ^\n");
   CHECK(test::error_of("netwrk n {}") ==
-        "bad.net:1:1: error: expected 'block', 'network' or NAME = VALUE, found 'netwrk' [net-syntax]\nnetwrk n {}\n^\n");
+        "bad.net:1:1: error: expected 'import', 'block', 'network' or NAME = VALUE, found 'netwrk' [net-syntax]\nnetwrk n {}\n^\n");
   CHECK(test::error_of("network n {\n  input x: [4]\n  return x\n  42\n}") ==
         "bad.net:4:3: error: expected a statement or '}', found '42' [net-syntax]\n  42\n  ^\n");
   CHECK(test::error_of("network n") ==
