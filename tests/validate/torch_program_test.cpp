@@ -8,6 +8,7 @@
 #include "validate/lower/lowering.hpp"
 #include "lang/parse.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -59,10 +60,11 @@ TEST_CASE("every zoo network runs in LibTorch with the engine's parameter count 
   // run here at a small width, depth and sequence, which keeps every op and shape rule of theirs in the
   // test (their full parameter counts are checked in tests/zoo).
   if (net.input().output.size() == 1 && engine_parameters(net) > 2e8) {
-    const std::string text = lang::read_source(path);
+    const std::vector<std::string> params = lang::network_parameters(path);
+    const auto has = [&](const char* p) { return std::find(params.begin(), params.end(), p) != params.end(); };
     lang::Overrides small{{"layers", "2"}, {"seq_len", "32"}, {"hidden", "128"}, {"heads", "4"}, {"vocab", "1000"}};
-    if (text.find("kv_heads =") != std::string::npos) small["kv_heads"] = "2";
-    if (text.find("intermediate =") != std::string::npos) small["intermediate"] = "256";
+    if (has("kv_heads")) small["kv_heads"] = "2";
+    if (has("intermediate")) small["intermediate"] = "256";
     net = lang::load_network(path, small);
   }
   const validate::TorchProgram program(net);
