@@ -353,9 +353,17 @@ void resize(Importer& im, const onnx::NodeProto& n) {
   // Upsample (opset < 10) and Resize-10 take scales as input 1; Resize 11+ as input 2, sizes as 3.
   const int scales_at = n.op_type() == "Upsample" || im.opset() < 11 ? 1 : 2;
   if (im.has_input(n, 3)) {
-    const Ints sizes = as_ints(im.input(n, 3), "sizes");
-    if (sizes.size() != full.size()) im.fail(n, "sizes must hold one value per axis");
-    attrs.set("size", Ints(sizes.begin() + 2, sizes.end()));
+    // Sizes computed from the input's shape (F.interpolate(x, size=...): [batch, channels] of x's
+    // Shape, then the sizes asked for) hold the batch first: only the spatial sizes are read.
+    const Value& sizes = im.input(n, 3);
+    if (sizes.is_layer() || !sizes.data) im.fail(n, "sizes must be known at import");
+    if (sizes.data->size() != full.size()) im.fail(n, "sizes must hold one value per axis");
+    if (!is_batch(sizes.data->at(0)) && sizes.data->at(0) != static_cast<double>(im.declared_batch()) && im.declared_batch() > 0)
+      im.fail(n, "resizes the batch axis");
+    if (as_int(sizes.data->at(1), "the channel size") != full[1]) im.fail(n, "resizes the channel axis");
+    Ints spatial_sizes;
+    for (std::size_t i = 2; i < full.size(); ++i) spatial_sizes.push_back(as_int(sizes.data->at(i), "a size"));
+    attrs.set("size", spatial_sizes);
   } else if (im.has_input(n, scales_at) && !im.const_data(n, scales_at).empty()) {
     const auto& scales = im.const_data(n, scales_at);
     if (scales.size() != full.size()) im.fail(n, "scales must hold one value per axis");

@@ -185,7 +185,7 @@ void unsqueeze(Importer& im, const onnx::NodeProto& n) {
     Value v = x;
     v.dims = full;
     v.weight.clear();
-    if (!x.data) v.weight = x.weight;   // a learned tensor seen through a view keeps its name
+    if (!x.data || !x.integral) v.weight = x.weight;   // a learned tensor seen through a view keeps its name
     return im.set_output(n, 0, v);
   }
   im.set_output(n, 0, reshaped(im, n, x, full, batch_axis));
@@ -277,6 +277,12 @@ void concat(Importer& im, const onnx::NodeProto& n) {
     batch_axis = first_batched.batch_axis;
     ps_axis = im.per_sample_axis(first_batched, axis, n);
     for (auto& v : xs) {
+      // A learned [1, ...] beside [B, ...] data in a static export is a tensor expanded to the batch of 1
+      // it was traced with (ViT's class token, `expand(1, -1, -1)` folded): per sample, itself.
+      const ir::Shape mine = im.full_shape(v);
+      if (!v.batched() && batch_axis == 0 && im.declared_batch() == 1 && mine.size() == im.full_shape(*lead).size() &&
+          mine.size() >= 2 && mine[0] == 1)
+        v = reshaped(im, n, v, mine, 0, ".squeeze");
       if (!v.batched()) im.fail(n, "concatenates a learned tensor with per-sample data (expand it over the batch first)");
       if (v.batch_axis != batch_axis) im.fail(n, "concatenates tensors whose batch axes do not line up");
     }
@@ -517,9 +523,9 @@ void split(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
-void expand(Importer& im, const onnx::NodeProto& n) {
+// Expand of `x` (input 0 of `n`) to `target` (numpy broadcasting; the batch, NaN, may stand in it).
+void expand_to(Importer& im, const onnx::NodeProto& n, const std::vector<double>& target) {
   const Value& x = im.input(n, 0);
-  const std::vector<double> target = im.const_data(n, 1);
   const ir::Shape full = im.full_shape(x);
   const std::size_t rank = std::max(full.size(), target.size());
   int batch_axis = -1;
@@ -537,7 +543,9 @@ void expand(Importer& im, const onnx::NodeProto& n) {
     out[i] = have == 1 ? std::max<std::int64_t>(w, 1) : have;
     if (w != 1 && have != 1 && w != have) im.fail(n, "cannot expand " + ir::to_string(full) + " to the target shape");
   }
-  if (!x.is_layer() && x.data && batch_axis < 0) {
+  // A constant is folded; a learned tensor stays learned (its parameters counted as the initializer's,
+  // not as the copies: a static export expands ViT's class token to the batch of 1 it was traced with).
+  if (!x.is_layer() && x.data && (x.weight.empty() || x.integral) && batch_axis < 0) {
     const std::int64_t count = element_count_checked(out, "its result");
     if (count > kMaxFoldedElements) im.fail(n, "folds to too many elements", diag::kOnnxLimit);
     Value ones = Value::constant(out, std::vector<double>(static_cast<std::size_t>(count), 0.0), x.integral);
@@ -563,6 +571,24 @@ void expand(Importer& im, const onnx::NodeProto& n) {
   }
   if (im.ir_shape(base) == per_sample) return im.set_output(n, 0, Value::of_layer(base.layer, 0));
   im.set_output(n, 0, im.emit("expand", {base}, {{"shape", per_sample}}, n, 0));
+}
+
+void expand(Importer& im, const onnx::NodeProto& n) { expand_to(im, n, im.const_data(n, 1)); }
+
+// Tile that repeats only axes of size 1 (`cls.repeat(B, 1, 1)`, a learned tensor broadcast) is the
+// Expand to the same shape; one that copies a longer axis is refused.
+void tile(Importer& im, const onnx::NodeProto& n) {
+  const ir::Shape full = im.full_shape(im.input(n, 0));
+  const std::vector<double>& repeats = im.const_data(n, 1);
+  if (repeats.size() != full.size()) im.fail(n, "repeats must hold one value per axis");
+  std::vector<double> target(full.size());
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    const bool once = !is_batch(repeats[i]) && as_int(repeats[i], "a repeat") == 1;
+    if (once) target[i] = full[i] < 0 ? kBatch : static_cast<double>(full[i]);
+    else if (full[i] == 1) target[i] = repeats[i];
+    else im.fail(n, "repeats an axis of size " + std::to_string(full[i]) + "; Ridge tiles axes of size 1 (a broadcast)");
+  }
+  expand_to(im, n, target);
 }
 
 void constant_of_shape(Importer& im, const onnx::NodeProto& n) {
@@ -611,6 +637,22 @@ void fold_only(Importer& im, const onnx::NodeProto& n) {
   Value v = fold_binary(a, b, F, "its result");
   im.set_output(n, 0, v);
 }
+// Mod: integer remainder with the divisor's sign (Python's %), or C's fmod (fmod: 1), in shape arithmetic.
+void mod(Importer& im, const onnx::NodeProto& n) {
+  const Value& a = im.input(n, 0);
+  const Value& b = im.input(n, 1);
+  if (a.is_layer() || b.is_layer() || !a.data || !b.data) im.fail(n, "is applied to data; Ridge folds Mod only in shape arithmetic");
+  double (*const c_fmod)(double, double) = [](double x, double y) {
+    return y == 0 || is_batch(x) || is_batch(y) ? kBatch : std::fmod(x, y);
+  };
+  double (*const floored)(double, double) = [](double x, double y) {
+    if (y == 0 || is_batch(x) || is_batch(y)) return kBatch;
+    const double r = std::fmod(x, y);
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+  };
+  im.set_output(n, 0, fold_binary(a, b, attr_int(n, "fmod", 0) != 0 ? c_fmod : floored, "its result"));
+}
+
 double equal_(double a, double b) { return a == b ? 1 : 0; }
 double less_(double a, double b) { return a < b ? 1 : 0; }
 double greater_(double a, double b) { return a > b ? 1 : 0; }
@@ -673,6 +715,8 @@ void add_shape_converters(std::map<std::string, Converter>& t) {
   t["Slice"] = slice;
   t["Split"] = split;
   t["Expand"] = expand;
+  t["Tile"] = tile;
+  t["Mod"] = mod;
   t["ConstantOfShape"] = constant_of_shape;
   t["Range"] = range;
   t["Equal"] = fold_only<equal_>;
@@ -692,6 +736,7 @@ const std::map<std::string, Converter>& converters() {
     std::map<std::string, Converter> t;
     add_op_converters(t);
     add_shape_converters(t);
+    add_einsum_converter(t);
     return t;
   }();
   return table;

@@ -34,6 +34,7 @@ class Importer {
   const Value& input(const onnx::NodeProto& n, int i) const;
   void set_output(const onnx::NodeProto& n, int i, Value v);
   int consumers(const std::string& value) const;
+  bool has_value(const std::string& value) const { return values_.count(value) > 0; }
 
   // The full (batched) ONNX shape of a value; the batch axis holds -1.
   ir::Shape full_shape(const Value& v) const;
@@ -88,11 +89,14 @@ using Converter = void (*)(Importer&, const onnx::NodeProto&);
 const std::map<std::string, Converter>& converters();
 void add_op_converters(std::map<std::string, Converter>& table);
 void add_shape_converters(std::map<std::string, Converter>& table);
+void add_einsum_converter(std::map<std::string, Converter>& table);   // convert_einsum.cpp
 // A linear layer over the last axis of `x` with the initializer `w` ([out, in]; `w_in_out`: [in, out]),
 // tied to the layer that already holds `w`, if any (convert_ops.cpp).
 Value linear_layer(Importer& im, const onnx::NodeProto& n, const Value& x, const Value& w, bool bias,
                    const std::string& name = {}, bool w_in_out = true);
-// The pattern pass (patterns.cpp).
+// The pattern pass (patterns.cpp), and nn.MultiheadAttention's run in it (torch_attention.cpp).
 void claim_patterns(Importer& im);
+class Matcher;
+void claim_torch_attention(Importer& im, const Matcher& m);
 
 }  // namespace ridge::lang::onnx_import

@@ -12,6 +12,7 @@
 // Matching is by structure (every inner value read once, by the next node); the constants are checked
 // when the run is reached. A run that does not match is converted node by node, as ever.
 #include "lang/onnx/importer.hpp"
+#include "lang/onnx/matcher.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,55 +20,6 @@
 
 namespace ridge::lang::onnx_import {
 namespace {
-
-class Matcher {
- public:
-  explicit Matcher(const Graph& g) : g_(g) {
-    for (int i = 0; i < g.graph().node_size(); ++i)
-      for (const auto& out : g.graph().node(i).output()) producer_[out] = i;
-    for (int i = 0; i < g.graph().node_size(); ++i)
-      for (const auto& in : g.graph().node(i).input()) readers_[in].push_back(i);
-  }
-  const onnx::NodeProto& node(int i) const { return g_.graph().node(i); }
-  std::optional<int> producer(const std::string& value, std::string_view op) const {
-    const auto p = producer_.find(value);
-    if (p == producer_.end() || node(p->second).op_type() != op || !standard(p->second)) return std::nullopt;
-    return p->second;
-  }
-  // The one node reading `value`, when it is of type `op` and nothing else reads the value.
-  std::optional<int> only_reader(const std::string& value, std::string_view op) const {
-    const auto r = readers_.find(value);
-    if (r == readers_.end() || r->second.size() != 1 || g_.consumers.at(value) != 1) return std::nullopt;
-    const int i = r->second.front();
-    if (node(i).op_type() != op || !standard(i)) return std::nullopt;
-    return i;
-  }
-  // The other operand of a two-input node, given one of them.
-  std::optional<std::string> other(int i, const std::string& one) const {
-    const auto& n = node(i);
-    if (n.input_size() != 2 || n.output_size() < 1) return std::nullopt;
-    if (n.input(0) == one) return n.input(1);
-    if (n.input(1) == one) return n.input(0);
-    return std::nullopt;
-  }
-  const std::string& out(int i) const { return node(i).output(0); }
-  // The value is read by exactly one node input and is no graph output.
-  bool single(const std::string& value) const {
-    const auto r = readers_.find(value);
-    return r != readers_.end() && r->second.size() == 1 && g_.consumers.at(value) == 1;
-  }
-  std::optional<int> transpose(const std::string& value, std::vector<std::int64_t> perm) const {
-    const auto t = producer(value, "Transpose");
-    if (!t || !single(value) || attr_ints(node(*t), "perm") != perm) return std::nullopt;
-    return t;
-  }
-
- private:
-  bool standard(int i) const { return node(i).domain().empty() || node(i).domain() == "ai.onnx"; }
-  const Graph& g_;
-  std::map<std::string, int> producer_;
-  std::map<std::string, std::vector<int>> readers_;
-};
 
 struct Run {
   std::vector<int> nodes;                      // every node of the run
@@ -216,6 +168,7 @@ void linear_with_bias(Importer& im, int mm, int add) {
   im.skipped.insert(add);
   std::string name = bias_name;
   if (name.size() > 5 && name.ends_with(".bias")) name.resize(name.size() - 5);
+  else if (name.size() > 5 && name.ends_with("_bias")) name.resize(name.size() - 5);   // MultiheadAttention's in_proj_bias
   im.set_output(a, 0, linear_layer(im, n, x, w, true, name));
 }
 
@@ -370,6 +323,7 @@ void claim_patterns(Importer& im) {
   const Graph& g = im.graph();
   const Matcher m(g);
   // Attention first: its runs hold MatMuls and Reshapes the patterns below would otherwise claim.
+  claim_torch_attention(im, m);
   for (int i = 0; i < g.graph().node_size(); ++i) {
     const auto& n = g.graph().node(i);
     if (n.op_type() != "Softmax" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;

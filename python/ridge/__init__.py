@@ -92,31 +92,117 @@ def _load_device(path=None, *, text=None, name="<text>.hw"):
     return _cached("hw", path, {}, _ridge.load_device)
 
 
-def from_torch(model, example_input, *, dims=None, allow_unknown=False, opset=17, name=None):
+def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=False, opset=17, name=None):
     """Any torch.nn.Module as a Ridge network: exported to ONNX in memory (torch.onnx.export into a
     buffer, batch axis dynamic, batch norms kept as in training) and imported. `example_input` is one
-    sample with its batch axis (a tensor, or a tuple of them); `dims` binds other symbolic axes."""
+    sample with its batch axis (a tensor, or a tuple or list of them: the forward's positional
+    arguments); `kwargs` the forward's keyword arguments; `dims` binds other symbolic axes.
+
+    The model is exported in eval mode on the path PyTorch's exporter knows: with autograd on and the
+    parameters requiring grad, so that nn.MultiheadAttention and nn.TransformerEncoder(Layer) compute
+    the same function without their inference fast path (aten::_native_multi_head_attention,
+    aten::_transformer_encoder_layer_fwd), which torch.onnx cannot export. When the export fails, the
+    RidgeError names the innermost submodule that fails to export on its own."""
     import torch   # only from_torch needs PyTorch
 
-    inputs = example_input if isinstance(example_input, tuple) else (example_input,)
-    input_names = [f"input{i}" for i in range(len(inputs))]
-    axes = {n: {0: "batch"} for n in input_names}
+    inputs = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
+    keywords = dict(kwargs or {})
+    tensors = [f"input{i}" for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
+    tensors += [k for k, x in keywords.items() if isinstance(x, torch.Tensor)]
+    axes = {n: {0: "batch"} for n in tensors}
     axes["output"] = {0: "batch"}
+    args = inputs + (keywords,) if keywords else inputs
     buffer = io.BytesIO()
-    was_training = model.training
-    model.eval()
     try:
-        with torch.no_grad(), warnings.catch_warnings():
+        _export(model, args, lambda m, a: torch.onnx.export(
+            m, a, buffer, opset_version=opset, input_names=tensors, output_names=["output"], dynamic_axes=axes,
+            training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True))
+    except Exception as e:
+        raise RidgeError(_export_failure(model, args, e)) from e
+    label = name or type(model).__name__
+    return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+
+
+def _export(model, args, export):
+    """Runs `export(model, args)` on the eval() model with autograd on and every parameter requiring
+    grad (PyTorch's fast paths are taken only without both), then restores the model's mode and flags."""
+    import torch
+
+    was_training = model.training
+    frozen = [p for p in model.parameters() if not p.requires_grad]
+    model.eval()
+    # The exporter merges initializers that merely hold equal values unless the root module reads as
+    # training (torch 1.13's deduplicate_initializers pass), which would count one of a freshly built
+    # nn.TransformerEncoder's deep-copied layers for all of them: the root's flag is set once its
+    # forward has been traced in eval mode, before that pass reads it.
+    hooks = [model.register_forward_pre_hook(lambda m, a: setattr(m, "training", False)),
+             model.register_forward_hook(lambda m, a, out: setattr(m, "training", True))]
+    try:
+        for p in frozen:
+            p.requires_grad_(True)
+        with torch.enable_grad(), warnings.catch_warnings():
             # PRESERVE on an eval() model keeps batch norms as batch norms; the exporter warns about
             # constant folding under PRESERVE whatever the mode, which does not apply in eval.
             warnings.filterwarnings("ignore", message=".*constant folding be turned off.*")
-            torch.onnx.export(model, inputs, buffer, opset_version=opset, input_names=input_names,
-                              output_names=["output"], dynamic_axes=axes,
-                              training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
+            export(model, args)
     finally:
+        for h in hooks:
+            h.remove()
+        for p in frozen:
+            p.requires_grad_(False)
         model.train(was_training)
-    label = name or type(model).__name__
-    return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+
+
+def _export_failure(model, args, error):
+    """What RidgeError says when torch.onnx.export fails: the innermost submodule whose own export
+    (with the inputs it was called with in a forward pass) fails the same way, and the exporter's words."""
+    import re
+    import torch
+
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    operator = re.search(r"operator '?([\w:.]+)", first)
+    key = operator.group(1) if operator else None
+    calls = {}
+    hooks = []
+    modes = [(m, m.training) for m in model.modules()]
+
+    def record(module, inputs):
+        calls.setdefault(module, inputs)
+
+    try:
+        for _, sub in model.named_modules():
+            hooks.append(sub.register_forward_pre_hook(record))
+        positional, keywords = (args[:-1], args[-1]) if args and isinstance(args[-1], dict) else (args, {})
+        with torch.no_grad():
+            model.eval()
+            model(*positional, **keywords)
+    except Exception:
+        pass
+    finally:
+        for h in hooks:
+            h.remove()
+
+    def fails(module):
+        if module not in calls:
+            return False
+        try:
+            _export(module, calls[module], lambda m, a: torch.onnx.export(m, a, io.BytesIO(), opset_version=17))
+        except Exception as e:
+            return key is None or key in str(e)
+        return False
+
+    path, module = "", model
+    try:
+        while True:
+            child = next(((n, c) for n, c in module.named_children() if fails(c)), None)
+            if child is None:
+                break
+            path, module = (path + "." if path else "") + child[0], child[1]
+    finally:
+        for m, training in modes:
+            m.training = training
+    where = f"submodule '{path}' ({type(module).__name__})" if path else f"the model ({type(model).__name__})"
+    return f"from_torch: torch.onnx.export failed in {where}: {first}"
 
 
 network = _load_network

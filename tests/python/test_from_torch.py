@@ -55,3 +55,121 @@ def test_a_zoo_model_from_torch_simulates_like_its_net():
     b = ridge.simulate("resnet18", "a100-sxm4-40gb", batch=32)
     for column in ("params", "macs", "flops_fwd", "flops_bwd", "bytes_fwd"):
         assert a.total(column) == pytest.approx(b.total(column), rel=1e-12), column
+
+
+# Issue #38: models whose eval path PyTorch fast-paths, layer scale, the class token, segmentation heads.
+# Parameters are compared with torch's own count, sum(p.numel()), computed here; MACs with torchvision's
+# published "GFLOPS" (ViT_B_32_Weights.IMAGENET1K_V1: 88224232 parameters, 4.41; ConvNeXt_Tiny_Weights:
+# 28589128, 4.46).
+def torch_params(model):
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize("name,gflops", [("vit_b_32", "4.41"), ("convnext_tiny", "4.46")])
+def test_from_torch_transformer_and_layer_scale_models(name, gflops):
+    model = torchvision.models.get_model(name, weights=None)
+    net = ridge.from_torch(model, torch.randn(1, 3, 224, 224), name=name)
+    assert net.free_nodes == []
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    # ConvNeXt's 18 layer scales hold equal values when freshly built; each is counted.
+    assert result.total("params") == torch_params(model)
+    assert abs(result.total("macs") / 1e9 - float(gflops)) <= half_unit(gflops) + 1e-9
+
+
+def test_from_torch_transformer_encoder_off_the_fast_path():
+    # In eval mode with grad off PyTorch runs aten::_transformer_encoder_layer_fwd, which torch.onnx
+    # refuses; from_torch exports the same function on the path the exporter knows. The two layers are
+    # deep copies with equal values: both are counted.
+    layer = torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True)
+    model = torch.nn.TransformerEncoder(layer, 2).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)   # a frozen model, as for inference
+    net = ridge.from_torch(model, torch.randn(1, 10, 64))
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(model)
+    assert not model.training and not any(p.requires_grad for p in model.parameters())
+    ops = [row["op"] for row in result.layers.rows()]
+    assert ops.count("attention") == 2
+    # Per layer: q, k, v and out projections (4 * 10 * 64 * 64), the FFN (2 * 10 * 64 * 128), and
+    # attention's two products (2 * 10 * 10 * 64).
+    assert result.total("macs") == 2 * (4 * 10 * 64 * 64 + 2 * 10 * 64 * 128 + 2 * 10 * 10 * 64)
+
+
+def test_default_static_export_of_vit_imports(tmp_path):
+    # torch.onnx.export with its defaults: static batch 1, constant folding, opset 14 (layer norms
+    # written out). The weights are drawn at random, as a trained model's differ: a fresh model's
+    # equal-valued layer norms would be merged into one initializer by the exporter.
+    model = torchvision.models.vit_b_32(weights=None).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_()
+    path = tmp_path / "vit_b_32.onnx"
+    torch.onnx.export(model, torch.randn(1, 3, 224, 224), str(path))
+    result = ridge.simulate(ridge.network(str(path)), "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(model)
+    assert abs(result.total("macs") / 1e9 - 4.41) <= 0.005
+
+
+@pytest.mark.parametrize("name", ["fcn_resnet50", "deeplabv3_resnet50", "lraspp_mobilenet_v3_large"])
+def test_from_torch_segmentation_models(name):
+    # Their heads resize to the input's size, computed from its shape (Resize with sizes).
+    model = torchvision.models.get_model(name, weights=None, weights_backbone=None)
+    net = ridge.from_torch(model, torch.randn(1, 3, 224, 224), name=name)
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(model)
+    assert "upsample" in [row["op"] for row in result.layers.rows()]
+
+
+class _Einsums(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 6))
+
+    def forward(self, x):
+        y = torch.einsum("btd,de->bte", x, self.w)
+        scores = torch.einsum("bqe,bke->bqk", y, y)
+        return torch.einsum("bqk,bke->bqe", scores.softmax(-1), y)
+
+
+def test_from_torch_einsum_is_the_matmuls_it_spells():
+    net = ridge.from_torch(_Einsums(), torch.randn(1, 5, 8))
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == 8 * 6
+    assert result.total("macs") == 5 * 8 * 6 + 5 * 5 * 6 + 5 * 5 * 6
+
+
+class _Unexportable(torch.nn.Module):
+    def forward(self, x):
+        return torch.linalg.svdvals(x.view(-1, 2, 2))
+
+
+class _WithUnexportable(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.body = torch.nn.Sequential(torch.nn.ReLU(), _Unexportable())
+
+    def forward(self, x):
+        return self.body(self.fc(x))
+
+
+def test_from_torch_names_the_module_that_does_not_export():
+    with pytest.raises(ridge.RidgeError, match=r"submodule 'body\.1' \(_Unexportable\).*linalg_svdvals"):
+        ridge.from_torch(_WithUnexportable(), torch.randn(1, 4))
+
+
+class _WithOptions(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+
+    def forward(self, x, mask=None, relu=False):
+        y = self.fc(x)
+        return torch.relu(y) if relu else y
+
+
+def test_from_torch_takes_keyword_inputs():
+    net = ridge.from_torch(_WithOptions(), (torch.randn(1, 4),), kwargs={"relu": True})
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == 4 * 3 + 3
+    assert [row["op"] for row in result.layers.rows()] == ["input", "linear", "relu"]
