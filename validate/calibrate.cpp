@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace ridge::validate {
 namespace {
@@ -104,6 +106,53 @@ std::string cpu_model_name() {
   return {};
 }
 
+std::vector<std::string> bound_warnings(const FitResult& fit, const std::vector<FitSample>& samples) {
+  // Below this a PPP says the class runs a hundred times slower than its roofline: not a property of
+  // the hardware but time the model does not explain (dispatch, allocation, a slow path).
+  constexpr double kImplausiblyLow = 0.01;
+  constexpr double kAtCeiling = 0.999;
+  std::vector<std::string> out;
+  for (const auto& [key, g] : fit.groups) {
+    double predicted = 0.0, measured = 0.0, roofline = 0.0;
+    for (const FitSample& s : samples)
+      if (s.op_class == key.first && s.pass == key.second) {
+        predicted += predict(fit, s);
+        measured += s.measured;
+        roofline += std::max(s.compute_time, s.memory_time);
+      }
+    if (!(measured > 0)) continue;
+    const std::string name = "ppp." + std::string(ir::op_class_name(key.first)) + "." + std::string(ir::pass_name(key.second));
+    const auto extremes = [](const std::optional<double>& ppp, const std::optional<ir::SizeCurve>& curve) {
+      double lo = ppp.value_or(1.0), hi = ppp.value_or(0.0);
+      if (curve)
+        for (const auto& p : curve->points) lo = std::min(lo, p.fraction), hi = std::max(hi, p.fraction);
+      return std::pair{lo, hi};
+    };
+    for (const auto& [term, ppp, curve] : {std::tuple{"compute", &g.compute_ppp, &g.compute_curve},
+                                           std::tuple{"memory", &g.memory_ppp, &g.memory_curve}}) {
+      if (!*ppp && !*curve) continue;
+      const auto [lo, hi] = extremes(*ppp, *curve);
+      const double over = predicted / measured - 1.0;
+      std::array<char, 320> line{};
+      if (hi >= kAtCeiling && over > 0.05) {
+        std::snprintf(line.data(), line.size(),
+                      "%s.%s ended at its bound, 1.0 (the measured ceiling), and the model still predicts its %zu layer "
+                      "passes %.0f %% slower than measured: the fit took that time out of other figures",
+                      name.c_str(), term, g.samples, 100.0 * over);
+        out.emplace_back(line.data());
+      }
+      if (lo < kImplausiblyLow) {
+        std::snprintf(line.data(), line.size(),
+                      "%s.%s fell to %.4f: its %zu layer passes took %.3g ms, %.0fx their roofline; that is time the "
+                      "model does not explain (dispatch, allocation, a slow path), absorbed by this figure",
+                      name.c_str(), term, lo, g.samples, measured * 1e3, roofline > 0 ? measured / roofline : 0.0);
+        out.emplace_back(line.data());
+      }
+    }
+  }
+  return out;
+}
+
 ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdout, bool after) {
   std::vector<double> infer, train;
   for (const auto& n : nets) {
@@ -142,7 +191,9 @@ ErrorSummary leave_one_out_error(const std::vector<NetworkComparison>& nets) {
 namespace {
 
 // `before` with a fit's PPP and launch overhead, each figure's source `fitted` and its sample count.
-ir::Device with_fit(const ir::Device& before, const FitResult& fit, const std::string& fitted, const CalibrateOptions& o) {
+// `launch_source`, when not empty, is where a launch overhead the fit was given (not fitted) came from.
+ir::Device with_fit(const ir::Device& before, const FitResult& fit, const std::string& fitted, const CalibrateOptions& o,
+                    const std::string& launch_source) {
   ir::Device d = before;
   for (const auto& [key, g] : fit.groups) {
     ir::Efficiency e;
@@ -159,7 +210,8 @@ ir::Device with_fit(const ir::Device& before, const FitResult& fit, const std::s
     if (e.compute || e.memory || e.compute_curve || e.memory_curve) d.ppp[{key.first, key.second}] = e;
   }
   // A `.hw` figure must be positive: a fit that finds no launch overhead leaves the figure out.
-  if (fit.launch_overhead > 0) d.launch_overhead = ir::Figure{fit.launch_overhead, fitted + ", per kernel"};
+  if (fit.launch_overhead > 0)
+    d.launch_overhead = ir::Figure{fit.launch_overhead, (launch_source.empty() ? fitted : launch_source) + ", per kernel"};
   else d.launch_overhead.reset();
   return d;
 }
@@ -203,6 +255,18 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
           kGlibcMmapThresholdMax, "glibc malloc: DEFAULT_MMAP_THRESHOLD_MAX, 4 * 1024 * 1024 * sizeof(long) on 64-bit "
                                   "(malloc/malloc.c; mallopt(3) M_MMAP_THRESHOLD); larger blocks are mapped afresh"};
     }
+  }
+
+  FitOptions fit_options = o.fit;
+  std::string launch_source;
+  if (o.measure_dispatch) {
+    say("measuring the dispatch of an op that does no work");
+    result.dispatch_overhead = measure_dispatch_overhead(device, o.ceilings);
+    fit_options.fit_launch_overhead = false;
+    fit_options.launch_overhead = result.dispatch_overhead;
+    launch_source = "measured by ridge calibrate on " + o.date + " (" + std::to_string(kDispatchRun) +
+                    " at::add_out of one-element tensors in a row, the best of " + std::to_string(std::max(1, o.ceilings.repeats)) +
+                    " runs)";
   }
 
   MeasureOptions measure_options = o.measure;
@@ -279,11 +343,12 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
   if (samples.empty()) throw std::invalid_argument("calibrate: no network to fit (all are held out, or none runs a kernel)");
 
   say("fitting PPP to " + std::to_string(samples.size()) + " layer passes");
-  result.fit = fit_ppp(samples, o.fit);
+  result.fit = fit_ppp(samples, fit_options);
+  result.warnings = bound_warnings(result.fit, samples);
 
   const std::string fitted = "fitted by ridge calibrate on " + o.date + " to " + join_names(nets, false) + " (batch " +
                              std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)) + ")";
-  result.device = with_fit(result.before, result.fit, fitted, o);
+  result.device = with_fit(result.before, result.fit, fitted, o, launch_source);
   ir::Device& d = result.device;
   const std::string msrc = "measured by ridge calibrate on " + o.date;
   d.measured_peak[o.precision] = {result.peak_flops, msrc + " (GEMM " + std::to_string(result.gemm_flops / 1e9) +
@@ -341,7 +406,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     others.insert(others.end(), samples.begin() + static_cast<std::ptrdiff_t>(m.end_sample), samples.end());
     if (others.empty()) continue;
     say("cross-validating: fitting without " + m.net->network.name);
-    ir::Device without = with_fit(result.before, fit_ppp(others, o.fit), fitted, o);
+    ir::Device without = with_fit(result.before, fit_ppp(others, fit_options), fitted, o, launch_source);
     without.measured_peak = d.measured_peak;
     without.measured_bandwidth = d.measured_bandwidth;
     const engine::Report predicted = engine::simulate(m.net->network, without, sim);

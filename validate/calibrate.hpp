@@ -42,6 +42,10 @@ struct CalibrateOptions {
   // How the PPP are fitted: by default one per band of op sizes (FitOptions::by_size), written to the
   // .hw as curves over size.
   FitOptions fit{.by_size = true};
+  // Fix the launch overhead at the measured cost of dispatching an op that does no work
+  // (measure_dispatch_overhead) rather than fit it: fitted, it took whatever else the model left out
+  // (275.6 us per kernel on one VM, issue #37). false fits it, as before.
+  bool measure_dispatch = true;
   // Measure the probes (probes.hpp) beside the networks and fit their layers too, so that the
   // depthwise and reduction classes have layers to fit when the networks have none.
   bool probes = true;
@@ -96,12 +100,14 @@ struct CalibrationResult {
   double peak_flops = 0.0;     // the better of the two: the attainable peak
   double copy_bandwidth = 0.0;
   double first_touch = 0.0;    // B/s of fresh pages (CPU; 0 on a GPU or where not measurable)
+  double dispatch_overhead = 0.0;   // s per op that does no work (0 when not measured)
   std::vector<LayerComparison> layers;
   std::vector<NetworkComparison> networks;
   // GPU only: device time of every measured layer pass (the median run of each), summed, by kernel
   // family and by kernel name, for the report's breakdown. Empty on the CPU.
   cupti::LayerActivity gpu_activity;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;   // bound_warnings of the fit
 };
 
 CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, const CalibrateOptions& options);
@@ -114,6 +120,11 @@ struct ErrorSummary {
   std::size_t networks = 0;
 };
 ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool holdout, bool after);
+// A fitted figure that ended at the edge physics allows (a PPP of 1: the class ran at the measured
+// ceiling, and its model still predicts it slower than measured), each with the share of its layer
+// passes' measured time the model overshoots by there: time the fit had to take out of other figures.
+std::vector<std::string> bound_warnings(const FitResult& fit, const std::vector<FitSample>& samples);
+
 // The same over the fitted networks' leave-one-out predictions (NetworkComparison::left_out_*_s): the
 // error to expect on a network like them that the fit never saw.
 ErrorSummary leave_one_out_error(const std::vector<NetworkComparison>& networks);

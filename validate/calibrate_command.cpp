@@ -73,6 +73,9 @@ ParsedCommand parse_calibrate_command(int argc, const char* const* argv, std::os
   app.add_flag("!--no-probes", c.probes,
                "measure only the networks given, not the kernel probes (depthwise convs, global pools): a class the "
                "networks lack then takes its fallback's PPP (depthwise: matmul; reduction: pooling)");
+  app.add_flag("!--fit-launch-overhead", c.measure_dispatch,
+               "fit the launch overhead per kernel with the PPP, instead of measuring the dispatch of an op that "
+               "does no work and fixing it there (the default)");
   app.add_flag("!--warm-cache", c.cold_cache,
                "time each layer pass on the cache its previous run left warm (default on a CPU: write twice the "
                "last-level cache before each timed run, so that weights and inputs come from memory as in a network)");

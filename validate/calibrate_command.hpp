@@ -46,6 +46,7 @@ struct CalibrateCommand {
   bool layers = true;                    // print the per-layer table
   bool probes = true;
   bool cold_cache = true;
+  bool measure_dispatch = true;          // CalibrateOptions::measure_dispatch
   FitOptions fit{.by_size = true};
   // Where each network's --measurements CSV goes: FILE for one network, FILE-NETWORK.csv for several.
   std::string measurements_path_for(const std::string& network) const;

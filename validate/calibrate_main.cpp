@@ -96,8 +96,10 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
   std::printf("Ceilings measured: GEMM %.2f GFLOP/s, convolution %.2f GFLOP/s, copy %.2f GB/s", r.gemm_flops / 1e9,
               r.conv_flops / 1e9, r.copy_bandwidth / 1e9);
   if (r.first_touch > 0) std::printf(", fresh pages %.2f GB/s", r.first_touch / 1e9);
+  if (r.dispatch_overhead > 0) std::printf(", dispatch %.2f us per op", r.dispatch_overhead * 1e6);
   std::printf("\n\n");
-  std::printf("Fitted PPP (launch overhead %.2f us per kernel):\n", r.fit.launch_overhead * 1e6);
+  std::printf("Fitted PPP (launch overhead %.2f us per kernel, %s):\n", r.fit.launch_overhead * 1e6,
+              r.dispatch_overhead > 0 ? "the measured dispatch" : "fitted");
   for (const auto& [key, g] : r.fit.groups)
     std::printf("  %-14s %-8s compute %-8s memory %-8s (%zu layer passes)\n", std::string(ir::op_class_name(key.first)).c_str(),
                 std::string(ir::pass_name(key.second)).c_str(),
@@ -181,6 +183,7 @@ int main(int argc, char** argv) {
     o.threads = c.threads;
     o.probes = c.probes;
     o.cold_cache = c.cold_cache;
+    o.measure_dispatch = c.measure_dispatch;
     o.fit = c.fit;
     o.measure.warmup = c.warmup;
     o.measure.repeats = c.repeats;
@@ -196,6 +199,7 @@ int main(int argc, char** argv) {
     print_report(r, c.layers);
     for (const auto& n : r.networks)
       for (const std::string& w : validate::noise_warnings(n)) std::cerr << "calibrate: warning: " << w << std::endl;
+    for (const std::string& w : r.warnings) std::cerr << "calibrate: warning: " << w << std::endl;
     // No signal may cut the write short: block them for the few microseconds it takes.
     std::signal(SIGINT, SIG_IGN);
     std::signal(SIGTERM, SIG_IGN);

@@ -51,6 +51,18 @@ double measure_conv_flops(at::Device device, at::ScalarType dtype, const Ceiling
   return 2.0 * n * c * c * k * k * hw * hw / s;
 }
 
+double measure_dispatch_overhead(at::Device device, const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  const auto opts = at::TensorOptions().device(device).dtype(at::kFloat);
+  const at::Tensor a = at::ones({1}, opts);
+  const at::Tensor b = at::ones({1}, opts);
+  at::Tensor c = at::empty({1}, opts);
+  const double s = best_seconds(device, o, [&] {
+    for (int i = 0; i < kDispatchRun; ++i) at::add_out(c, a, b);
+  });
+  return s / kDispatchRun;
+}
+
 double measure_first_touch(const CeilingOptions& o) {
   const at::NoGradGuard no_grad;
   constexpr std::int64_t bytes = 64 << 20;

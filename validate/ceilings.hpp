@@ -28,6 +28,13 @@ double measure_conv_flops(at::Device device, at::ScalarType dtype, const Ceiling
 // Bandwidth (B/s) of a device-to-device tensor copy, counting bytes read plus bytes written.
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& options = {});
 
+// Seconds to dispatch one op that does no work: the best of the repeats of kDispatchRun back-to-back
+// at::add_out calls on one-element tensors (on a GPU, their launches, synchronised once at the end).
+// What each kernel of a layer pass costs beyond its arithmetic and traffic (issue #37): measured
+// directly, so the fit does not put into it whatever else its model leaves out.
+inline constexpr int kDispatchRun = 2000;
+double measure_dispatch_overhead(at::Device device, const CeilingOptions& options = {});
+
 // glibc's largest mmap threshold on 64-bit: blocks above it are always mapped afresh and unmapped on
 // free, whatever the threshold has adapted to (malloc/malloc.c, DEFAULT_MMAP_THRESHOLD_MAX).
 inline constexpr double kGlibcMmapThresholdMax = 32.0 * 1024 * 1024;

@@ -35,7 +35,7 @@ Run parse(std::vector<std::string> args) {
 
 TEST_CASE("calibrate's command line: networks loaded in order, held-out ones marked, options read") {
   const Run r = parse({"--out", "/tmp/ridge-cmd.hw", "--batch", "4", "--dtype", "bf16", "--device", "cuda:1", "--threads",
-                       "2", "--seq-len", "64", "--no-probes", "--size-bands", "0", "--gemm-size", "512", "alexnet",
+                       "2", "--seq-len", "64", "--no-probes", "--size-bands", "0", "--gemm-size", "512", "--fit-launch-overhead", "alexnet",
                        "--holdout", "resnet18", "gpt2"});
   REQUIRE(r.parsed.command);
   const validate::CalibrateCommand& c = *r.parsed.command;
@@ -45,6 +45,7 @@ TEST_CASE("calibrate's command line: networks loaded in order, held-out ones mar
   CHECK(c.precision == ir::Precision::BF16);
   CHECK(c.threads == 2);
   CHECK_FALSE(c.probes);
+  CHECK_FALSE(c.measure_dispatch);   // --fit-launch-overhead: fitted, as before issue #37
   CHECK(c.layers);
   CHECK_FALSE(c.fit.by_size);
   CHECK(c.gemm_size == 512);

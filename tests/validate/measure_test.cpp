@@ -79,6 +79,15 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   const validate::CalibrationResult r = validate::calibrate(nets, o);
   CHECK(r.gemm_flops > 0);
   CHECK(r.copy_bandwidth > 0);
+  // The launch overhead is the measured dispatch of an op that does no work, not a fitted figure: the
+  // fit and the .hw use exactly it. A CPU dispatches an op in microseconds (PyTorch's own benchmarks of
+  // at::add on tiny tensors: a few us), never in the 275 us the fit once found (issue #37).
+  CHECK(r.dispatch_overhead > 0.1e-6);
+  CHECK(r.dispatch_overhead < 100e-6);
+  CHECK(r.fit.launch_overhead == r.dispatch_overhead);
+  REQUIRE(r.device.launch_overhead.has_value());
+  CHECK(r.device.launch_overhead->value == r.dispatch_overhead);
+  CHECK_THAT(r.device.launch_overhead->source, Catch::Contains("at::add_out of one-element tensors"));
   // The three networks, then the probes (on by default): fitted, but in no median error.
   REQUIRE(r.networks.size() == 3 + validate::kernel_probes().size());
   CHECK(r.networks[2].holdout);
@@ -136,6 +145,30 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
       CHECK(written.memory->value == Approx(std::min(e.memory->value, 1.0)).epsilon(1e-3));
     }
   }
+}
+
+TEST_CASE("a fitted figure at the edge physics allows is a warning that says what it absorbed") {
+  using validate::FitSample;
+  // A linear measured twice as fast as its compute bound: the PPP stops at 1 and the model still
+  // over-predicts by 100 %. A pool measured 500x its bound: a PPP of 0.002.
+  std::vector<FitSample> samples;
+  for (int i = 0; i < 3; ++i) {
+    samples.push_back({ir::OpClass::MatMul, ir::Pass::Forward, 1e-3, 1e-5, 1, 0.5e-3, 0, 1e9, 1e6});
+    samples.push_back({ir::OpClass::Pooling, ir::Pass::Forward, 1e-6, 1e-7, 1, 0.5e-3, 0, 1e3, 1e3});
+  }
+  const validate::FitResult fit = validate::fit_ppp(samples, {.fit_launch_overhead = false});
+  const std::vector<std::string> w = validate::bound_warnings(fit, samples);
+  INFO(Catch::Detail::stringify(w));
+  // The linear's two terms both stop at 1 (1 ms of compute and 10 us of traffic against 0.5 ms: 102 %
+  // over); the pool's memory term is not at a bound, its compute term far below any plausible PPP.
+  REQUIRE(w.size() == 3);
+  CHECK_THAT(w[0], Catch::StartsWith("ppp.matmul.forward.compute ended at its bound, 1.0") &&
+                       Catch::Contains("3 layer passes 102 % slower than measured"));
+  CHECK_THAT(w[1], Catch::StartsWith("ppp.matmul.forward.memory ended at its bound, 1.0"));
+  CHECK_THAT(w[2], Catch::StartsWith("ppp.pooling.forward.compute fell to 0.0020") && Catch::Contains("500x their roofline"));
+  // A fit inside its bounds says nothing.
+  samples = {{ir::OpClass::MatMul, ir::Pass::Forward, 1e-3, 1e-5, 1, 2e-3, 0, 1e9, 1e6}};
+  CHECK(validate::bound_warnings(validate::fit_ppp(samples, {.fit_launch_overhead = false}), samples).empty());
 }
 
 TEST_CASE("the device option takes cpu, cuda and cuda:N and nothing else") {
