@@ -23,6 +23,7 @@
 #include "engine/run.hpp"
 #include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
+#include "lang/zoo_variant.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -168,7 +169,13 @@ int main(int argc, char** argv) {
     const simulate::Figures figures = simulate::figures(line.report, results, plan.devices,
                                                                line.run.measured.value_or(std::vector<engine::Measurement>{}));
     Files files = figures.files;
-    if (!line.emit_net.empty()) files.emplace_back(line.emit_net, lang::to_net_text(*plan.network));
+    if (!line.emit_net.empty()) {
+      // An imported model that is a zoo architecture is written as an import of it and one line; any
+      // other network, every layer.
+      std::optional<std::string> variant;
+      if (lang::is_onnx_path(line.network)) variant = lang::zoo_variant_text(*plan.network, line.emit_net);
+      files.emplace_back(line.emit_net, variant ? *variant : lang::to_net_text(*plan.network));
+    }
     for (const auto& f : files) shape.files.push_back(f.first == "-" ? "standard output" : f.first);
     shape.notes = figures.notes;
     shape.notes.insert(shape.notes.end(), imported.begin(), imported.end());

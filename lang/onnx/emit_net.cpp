@@ -21,7 +21,7 @@ namespace ridge::lang {
 namespace {
 
 const std::set<std::string>& reserved() {
-  static const std::set<std::string> words{"network", "block", "input", "if", "else", "for", "in", "return", "true", "false", "as"};
+  static const std::set<std::string> words{"network", "block", "input", "if", "else", "for", "in", "return", "true", "false", "as", "import"};
   return words;
 }
 

@@ -3,6 +3,7 @@
 #include "tests/onnx/onnx_test_util.hpp"
 
 #include "lang/builder.hpp"
+#include "lang/zoo_variant.hpp"
 
 #include <onnx/onnx_pb.h>
 
@@ -113,6 +114,17 @@ TEST_CASE("a run whose inner layers are read from outside it stays written out")
   for (std::size_t i = 0; i < net.layers.size(); ++i) CHECK(again.layers[i].inputs == net.layers[i].inputs);
 }
 
+TEST_CASE("layers named after the language's keywords are written as names it reads") {
+  // `import` became a keyword with imports (issue #38): a module called `import` is still a layer.
+  lang::NetworkBuilder b("net", {8});
+  ir::LayerId x = b.input();
+  for (const char* word : {"import", "network", "return", "as"}) x = b.call("relu", {x}, {}, word);
+  const ir::Network net = b.finish(x);
+  const std::string text = lang::to_net_text(net);
+  CHECK_THAT(text, Catch::Contains("import_ = relu("));
+  CHECK(lang::parse_network(text, "net.net").layers.size() == net.layers.size());
+}
+
 TEST_CASE("numbers the .net parser would round differently are written exactly") {
   // float32 0.044715 (GELU's constant) as a double: 17 significant digits, which the language's
   // number parser does not read back to the same double (found by the fuzz target).
@@ -147,4 +159,43 @@ TEST_CASE("numbers the .net parser would round differently are written exactly")
   REQUIRE(again.layers.size() == 5);
   for (std::size_t i = 1; i < 5; ++i) CHECK(again.layers[i].attrs == net.layers[i].attrs);
   CHECK(net.layers[1].attrs.r("b") == static_cast<double>(0.044715f));
+}
+
+TEST_CASE("an imported model that is a zoo architecture is written as an import and one line") {
+  // torchvision's ResNet-18 and ResNet-50, exported: the zoo's files at classes 1000, 224 x 224.
+  for (const auto& [name, args] : {std::pair{std::string("resnet18"), std::string("classes: 1000")},
+                                   std::pair{std::string("resnet50"), std::string("classes: 1000, resolution: 224")}}) {
+    CAPTURE(name);
+    const ir::Network onnx = lang::load_onnx(fixture(name)).network;
+    const std::string written_to = std::string(RIDGE_MODELS_DIR) + "/../out/" + name + ".net";
+    const std::optional<std::string> text = lang::zoo_variant_text(onnx, written_to);
+    REQUIRE(text);
+    CHECK_THAT(*text, Catch::Contains("import \"../models/" + name + ".net\"\n") &&
+                          Catch::Contains("network " + name + "_imported = " + name + "(" + args + ")\n"));
+    // Read back where it would be written: the zoo's layers, which are the imported ones.
+    const ir::Network back = lang::parse_network(*text, written_to);
+    CHECK(back.name == name + "_imported");
+    CHECK(lang::same_layers(back, onnx));
+    CHECK(total_parameters(back) == total_parameters(onnx));
+  }
+  // Written far from the zoo, the import is absolute.
+  const std::optional<std::string> far = lang::zoo_variant_text(lang::load_onnx(fixture("resnet18")).network, "/r18.net");
+  REQUIRE(far);
+  CHECK_THAT(*far, Catch::Contains("import \"/"));
+  // MNASNet is in no zoo file, and an inference export of SqueezeNet has no dropout where the zoo's
+  // file keeps torchvision's: neither is written as a variant.
+  CHECK_FALSE(lang::zoo_variant_text(lang::load_onnx(fixture("mnasnet1_0")).network, "m.net"));
+  CHECK_FALSE(lang::zoo_variant_text(lang::load_onnx(fixture("squeezenet1_1")).network, "s.net"));
+}
+
+TEST_CASE("same layers: names and the order of independent layers and of add's operands aside") {
+  const auto net = [](const std::string& body) { return lang::parse_network("network n {\n  input x: [8]\n" + body + "}\n", "n.net"); };
+  const ir::Network a = net("  y = x -> linear(4) as p\n  z = x -> linear(4) as q -> relu\n  return add(y, z)\n");
+  const ir::Network b = net("  z = x -> linear(4) as other -> relu\n  y = x -> linear(4)\n  return add(z, y)\n");
+  CHECK(lang::same_layers(a, b));
+  CHECK_FALSE(lang::same_layers(a, net("  y = x -> linear(4)\n  z = x -> linear(4) -> relu\n  return sub(y, z)\n")));
+  CHECK_FALSE(lang::same_layers(a, net("  y = x -> linear(4, bias: false)\n  z = x -> linear(4) -> relu\n  return add(y, z)\n")));
+  // A real that differs past float32's precision is the same figure; one that differs before is not.
+  CHECK(lang::same_layers(net("  return x -> layernorm(eps: 1e-5)\n"), net("  return x -> layernorm(eps: 0.0000100000001)\n")));
+  CHECK_FALSE(lang::same_layers(net("  return x -> layernorm(eps: 1e-5)\n"), net("  return x -> layernorm(eps: 1e-6)\n")));
 }
