@@ -143,6 +143,11 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
     if (!d.interconnect.empty()) w.out << "  system.interconnect = " << d.interconnect << "\n";
     if (d.node_size > 0) w.out << "  system.node_size = " << d.node_size << "\n";
     if (!d.node_interconnect.empty()) w.out << "  system.node_interconnect = " << d.node_interconnect << "\n";
+    if (!d.torus.empty()) {
+      std::string dims;
+      for (const int t : d.torus) dims += (dims.empty() ? "" : "x") + std::to_string(t);
+      w.out << "  system.torus = \"" << dims << "\"  source " << quoted(d.torus_source) << "\n";
+    }
   }
   if (d.step_overhead) w.figure("system.step_overhead", d.step_overhead->value, d.step_overhead->source, format_seconds);
   if (d.first_touch) w.figure("allocator.first_touch", d.first_touch->value, d.first_touch->source, format_bandwidth);

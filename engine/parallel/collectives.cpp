@@ -45,6 +45,7 @@ Topology topology_of(const ir::Device& device, const std::string& link_name, boo
   if (device.links.empty() && !need_link) return t;
   t.intra = link_model(device, link_name, t.notes);
   t.inter = t.intra;
+  if (t.intra.name == device.interconnect) t.torus = device.torus;   // the torus is the system's fabric
   return t;
 }
 
@@ -86,10 +87,26 @@ double best_flat_seconds(Collective c, double bytes, int ranks, const LinkModel&
   return c == Collective::AllReduce ? std::min(ring, flat_seconds(c, bytes, ranks, link, Algorithm::Tree)) : ring;
 }
 
+int torus_steps(int ranks, const std::vector<int>& torus) {
+  int left = ranks, steps = 0;
+  for (const int d : torus) {
+    if (left <= 1) break;
+    const int take = left >= d ? d : left;
+    if (left % take != 0 || (take < d && left != take)) return ranks - 1;
+    steps += take - 1;
+    left /= take;
+  }
+  return left == 1 ? steps : ranks - 1;
+}
+
 double collective_seconds(Collective c, double bytes, Group g, const Topology& t) {
   const int k = std::clamp(g.per_node, 1, std::max(1, g.ranks));
   if (c == Collective::PointToPoint) return best_flat_seconds(c, bytes, 2, k >= 2 ? t.intra : t.inter);
   if (g.ranks <= 1) return 0.0;
+  if (k >= g.ranks && !t.torus.empty()) {   // a ring per dimension of the torus (the header comment)
+    const double passes = c == Collective::AllReduce ? 2.0 : 1.0;
+    return passes * ((g.ranks - 1.0) / g.ranks * bytes / t.intra.effective() + torus_steps(g.ranks, t.torus) * t.intra.latency_s);
+  }
   if (k >= g.ranks) return best_flat_seconds(c, bytes, g.ranks, t.intra);   // inside one node
   const int nodes = (g.ranks + k - 1) / k;
   if (k == 1) return best_flat_seconds(c, bytes, g.ranks, t.inter);       // one rank per node

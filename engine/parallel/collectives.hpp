@@ -16,6 +16,18 @@
 // busbw = algbw * factor, algbw = S / t, factor 2(n-1)/n (all-reduce), (n-1)/n (reduce-scatter,
 // all-gather, all-to-all), 1 (point-to-point): for large S it tends to B, whatever n.
 //
+// On a torus (`system.torus`, a TPU slice's ICI) a collective is a ring per dimension, one after the
+// other (reduce-scatter along X, then along Y on what is left, ...; the all-gather back), each ring
+// wrapped: the same bytes cross each chip's links as on one ring, (n-1)/n * S at the chip's ICI
+// bandwidth B (the per-chip figure, all its links), but in sum_i (d_i - 1) steps rather than n - 1:
+//
+//   torus all-reduce      t = 2(n-1)/n * S / B + 2 sum_i (d_i - 1) * alpha
+//   torus reduce-scatter  t =  (n-1)/n * S / B +   sum_i (d_i - 1) * alpha   (all-gather, all-to-all the same)
+//
+// A group of fewer ranks than the torus takes whole dimensions in order (16 ranks of a 4x4x4 slice: a
+// 4x4 plane); one whose size is no such product runs as one ring. An all-to-all's bandwidth on a torus
+// is bounded by its bisection, which the formula above does not model.
+//
 // Across nodes (a group with `per_node` ranks in each of n / per_node nodes) collectives are
 // hierarchical: an all-reduce is a reduce-scatter inside each node, an all-reduce of S / per_node
 // across nodes (every rank on its own adapter, in parallel), then an all-gather inside the node;
@@ -48,6 +60,7 @@ struct Topology {
   LinkModel intra;
   LinkModel inter;
   double step_overhead_s = 0.0;  // per training step, from the .hw
+  std::vector<int> torus;        // system.torus: the one fabric is a torus of these dimensions
   std::vector<Note> notes;   // defaults the .hw left to the engine
   // Devices per node for a strategy of `devices` devices.
   int node_devices(int devices) const { return node_size > 0 ? node_size : devices; }
@@ -78,6 +91,10 @@ struct Group {
   int ranks = 1;
   int per_node = 1;
 };
+
+// Steps of one pass (a reduce-scatter) over `ranks` ranks of a torus: sum_i (d_i - 1) over the whole
+// dimensions the group takes in order, or ranks - 1 (one ring) when it is no product of them.
+int torus_steps(int ranks, const std::vector<int>& torus);
 
 // A collective over a group, hierarchical when the group spans nodes (see the header comment).
 double collective_seconds(Collective c, double bytes, Group group, const Topology& topology);

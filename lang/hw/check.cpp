@@ -22,7 +22,7 @@ constexpr std::string_view kAllowedKeys =
     "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, price, sparsity, arch.family, arch.units, arch.clock, arch.matrix_clock, "
     "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, arch.threads, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
-    "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, allocator.first_touch, allocator.mmap_threshold";
+    "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, system.torus, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
 constexpr std::array<std::string_view, 11> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
                                                        "attention", "logits", "kv_cache", "kv_block", "fusion", "fuse.NAME"};
@@ -32,7 +32,7 @@ std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
   std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
                                 "l2.size", "l2.bandwidth", "launch_overhead", "price", "sparsity", "arch.family", "arch.units", "arch.clock",
                                 "arch.matrix_clock", "arch.shared_memory", "arch.registers", "arch.threads", "system.count", "system.interconnect", "system.node_size",
-                                "system.node_interconnect", "system.step_overhead", "allocator.first_touch",
+                                "system.node_interconnect", "system.step_overhead", "system.torus", "allocator.first_touch",
                                 "allocator.mmap_threshold"};
   for (const ir::Precision p : ir::all_precisions())
     for (const char* head : {"peak.", "matrix.", "measured.", "arch.vector.", "arch.matrix."})
@@ -199,6 +199,7 @@ class Checker {
       return interconnect(entry, device_.node_interconnect, node_interconnect_word_);
     if (head == "system" && n == 2 && parts[1] == "node_size") return count(entry, device_.node_size, node_size_entry_);
     if (head == "system" && n == 2 && parts[1] == "step_overhead") return assign(device_.step_overhead, entry, Dimension::Time);
+    if (head == "system" && n == 2 && parts[1] == "torus") return torus(entry);
     if (head == "allocator" && n == 2 && (parts[1] == "first_touch" || parts[1] == "mmap_threshold")) {
       allocator_entry_ = &entry;
       return parts[1] == "first_touch" ? assign(device_.first_touch, entry, Dimension::Bandwidth)
@@ -301,6 +302,33 @@ class Checker {
     if (!text || text->text != "2:4")
       return error_value(diag::kHwValue, entry.value, "'sparsity' takes \"2:4\" (2:4 structured sparsity, the one the engine describes)");
     if (auto source = source_of(entry)) device_.sparsity_2_4 = std::move(*source);
+  }
+
+  // `system.torus = "4x4x4"`, with its source: one to three whole dimensions (2 to 1024 each, a
+  // dimension of 1 is none) whose product finish() checks against system.count.
+  void torus(const ast::Entry& entry) {
+    const auto* text = boost::get<ast::Text>(&entry.value.get());
+    std::vector<int> dims;
+    bool ok = text != nullptr && !text->text.empty();
+    if (ok) {
+      std::size_t at = 0;
+      while (ok && at <= text->text.size()) {
+        const std::size_t end = std::min(text->text.find('x', at), text->text.size());
+        const std::string part = text->text.substr(at, end - at);
+        ok = !part.empty() && part.size() <= 4 && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (ok) dims.push_back(std::stoi(part));
+        ok = ok && dims.back() >= 1 && dims.back() <= 1024 && dims.size() <= 3;
+        at = end + 1;
+      }
+    }
+    if (!ok)
+      return error_value(diag::kHwValue, entry.value,
+                         "'system.torus' takes the torus's dimensions as \"X\", \"XxY\" or \"XxYxZ\" (e.g. \"4x4x4\"), each 1 to 1024");
+    torus_entry_ = &entry;
+    if (auto source = source_of(entry)) {
+      device_.torus = std::move(dims);
+      device_.torus_source = std::move(*source);
+    }
   }
 
   void kind(const ast::Entry& entry) {
@@ -581,6 +609,15 @@ class Checker {
       error(diag::kHwIncomplete, arch_entry_->key, "a microarchitecture needs 'arch.units = N' and 'arch.clock = F' (the clock its peaks assume)");
     if (allocator_entry_ && error_count_ == 0 && !device_.first_touch != !device_.mmap_threshold)
       error(diag::kHwIncomplete, allocator_entry_->key, "the fresh-memory term needs both 'allocator.first_touch' and 'allocator.mmap_threshold'");
+    if (torus_entry_ && !device_.torus.empty()) {
+      long long product = 1;
+      for (const int d : device_.torus) product *= d;
+      if (product != device_.count)
+        error(diag::kHwIncomplete, torus_entry_->key, "a torus of " + std::to_string(product) + " devices, but 'system.count' is " +
+                                                          std::to_string(device_.count) + "; expected the dimensions' product to be the count");
+      else if (node_size_entry_)
+        error(diag::kHwIncomplete, torus_entry_->key, "'system.torus' describes one fabric; a system of nodes ('system.node_size') has two");
+    }
     if (device_.count > 1 && !interconnect_word_)
       error(diag::kHwIncomplete, count_entry_->key, "a system of " + std::to_string(device_.count) +
                                                         " devices needs 'system.interconnect = LINK' to say how they are joined");
@@ -598,6 +635,7 @@ class Checker {
   std::map<std::string, PendingLink> links_;
   bool has_kind_ = false;
   const ast::Entry* count_entry_ = nullptr;
+  const ast::Entry* torus_entry_ = nullptr;
   const ast::Word* interconnect_word_ = nullptr;
   const ast::Entry* node_size_entry_ = nullptr;
   const ast::Word* node_interconnect_word_ = nullptr;

@@ -134,6 +134,11 @@ struct Device {
   // by `interconnect` (infiniband). node_size 0: the whole system is one node on `interconnect`.
   int node_size = 0;
   std::string node_interconnect;
+  // `system.torus = "4x4x4"`: the devices on `interconnect` form a torus of these dimensions (a TPU
+  // slice's 3-D ICI torus, wrapped at every dimension), so collectives run a ring per dimension, not
+  // one ring through all of them (engine/parallel/collectives.hpp). Empty: a switched fabric or ring.
+  std::vector<int> torus;
+  std::string torus_source;
   // Per training step, beside the simulated kernels: host work, launches, optimizer bookkeeping.
   std::optional<Figure> step_overhead;   // s
   // Fresh memory (issue #16). An allocator that hands large blocks back to the operating system

@@ -6,6 +6,7 @@
 // loss-free 100 GB/s link with no latency, so every expected figure follows from the published formula
 // in the comment, never from the program's output.
 #include "engine/parallel/strategy.hpp"
+#include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -395,4 +396,31 @@ TEST_CASE("pipeline sends cross nodes wherever the stages' ranks span more than 
   CHECK_THAT(traffic(step(across, gpt_profile(), gpt_shape(), t), Traffic::PipelineP2P).seconds, WithinRel(100e-6, 1e-12));
   Strategy inside = strategy(2, 4, 1, 8);
   CHECK_THAT(traffic(step(inside, gpt_profile(), gpt_shape(), t), Traffic::PipelineP2P).seconds, WithinRel(10e-6, 1e-12));
+}
+
+TEST_CASE("on a torus a collective is a ring per dimension: the ring's bytes in sum (d_i - 1) steps") {
+  // A TPU v5p 4x4x4 slice as hw/tpu-v5p-pod-4x4x4.hw describes it: 600 GB/s each way per chip, 5 us a step.
+  const ir::Device slice = lang::load_device(std::string(RIDGE_HW_DIR) + "/tpu-v5p-pod-4x4x4.hw");
+  const Topology t = topology_of(slice, "", true);
+  REQUIRE(t.torus == std::vector<int>{4, 4, 4});
+  const double b = 600e9, alpha = 5e-6, s = 1e9;
+  // All 64 chips: 2 x 63/64 x S / B and 2 x (3 + 3 + 3) steps, where one ring would take 2 x 63.
+  CHECK_THAT(collective_seconds(Collective::AllReduce, s, {64, 64}, t), WithinRel(2 * 63.0 / 64 * s / b + 18 * alpha, 1e-12));
+  CHECK_THAT(collective_seconds(Collective::ReduceScatter, s, {64, 64}, t), WithinRel(63.0 / 64 * s / b + 9 * alpha, 1e-12));
+  // Large messages reach the chip's ICI bandwidth as nccl-tests' bus bandwidth, as a ring does.
+  const double large = 1e12;
+  CHECK_THAT(bus_bandwidth(Collective::AllReduce, large, 64, collective_seconds(Collective::AllReduce, large, {64, 64}, t)),
+             WithinRel(b, 1e-4));   // the 18 steps of latency aside
+  // A small all-reduce is latency-bound: 18 steps instead of a ring's 126.
+  const double small = 1e3;
+  CHECK(collective_seconds(Collective::AllReduce, small, {64, 64}, t) < 20 * alpha);
+  // Groups take whole dimensions in order: 16 ranks a 4x4 plane (6 steps), 8 ranks a 4x2 (3 + 1), 4 ranks
+  // one ring of 4; 6 ranks factor into no dimensions and run as one ring (5 steps).
+  CHECK(torus_steps(16, t.torus) == 6);
+  CHECK(torus_steps(8, t.torus) == 4);
+  CHECK(torus_steps(4, t.torus) == 3);
+  CHECK(torus_steps(6, t.torus) == 5);
+  CHECK(torus_steps(64, {8, 8, 16}) == 7 + 7 + 0);
+  CHECK(torus_steps(1024, {8, 8, 16}) == 7 + 7 + 15);
+  CHECK_THAT(collective_seconds(Collective::AllGather, s, {16, 16}, t), WithinRel(15.0 / 16 * s / b + 6 * alpha, 1e-12));
 }

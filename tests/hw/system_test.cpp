@@ -91,3 +91,20 @@ TEST_CASE("the DGX and SuperPOD files hold NVIDIA's published node and fabric fi
   CHECK(load("dgx-h100").matrix_peak == load("h100-sxm5").matrix_peak);
   CHECK(load("superpod-h100").matrix_peak == load("dgx-h100").matrix_peak);
 }
+
+TEST_CASE("a torus is the system's fabric: its dimensions multiply to the count") {
+  const auto d = ridge::lang::load_device(kHwDir + "/tpu-v5p-pod-8x8x16.hw");
+  CHECK(d.count == 1024);
+  CHECK(d.torus == std::vector<int>{8, 8, 16});
+  CHECK_THAT(d.torus_source, Contains("8x8x16"));
+  CHECK(load("tpu-v5p-pod-4x4x4").torus == std::vector<int>{4, 4, 4});
+  const std::string links = "  link.ici.bandwidth = 600 GB/s\n  system.interconnect = ici\n";
+  CHECK_THAT(refused(links + "  system.count = 64\n  system.torus = \"4x4x2\"  source \"t\"\n"),
+             Contains("a torus of 32 devices, but 'system.count' is 64"));
+  for (const char* bad : {"\"4x4x\"", "\"4by4\"", "\"4x4x4x4\"", "\"0x4\"", "4", "\"\""})
+    CHECK_THAT(refused(links + "  system.count = 64\n  system.torus = " + bad + "  source \"t\"\n"),
+               Contains("'system.torus' takes the torus's dimensions as \"X\", \"XxY\" or \"XxYxZ\""));
+  CHECK_THAT(refused("  link.a.bandwidth = 1 GB/s\n  link.b.bandwidth = 1 GB/s\n  system.count = 16\n  system.node_size = 8\n"
+                     "  system.node_interconnect = a\n  system.interconnect = b\n  system.torus = \"4x4\"  source \"t\"\n"),
+             Contains("'system.torus' describes one fabric"));
+}
