@@ -117,19 +117,17 @@ def randomise(model):
 
 
 def params_run(model, x):
-    """The parameters of the modules an eval forward calls (Inception's and GoogLeNet's auxiliary
-    heads run only in training: torch counts them, a graph of the eval forward cannot), and how many
-    of them a static (eval, constant-folded) export folds away: a batch norm applied straight to a
-    convolution's output becomes that convolution's bias, C parameters left of its 2C (2C when the
-    convolution had a bias already)."""
+    """The parameters the eval forward uses: those that get a gradient from its outputs (Inception's
+    and GoogLeNet's auxiliary heads run only in training: torch counts them, a graph of the eval
+    forward cannot); and how many of them a static (eval, constant-folded) export folds away: a batch
+    norm applied straight to a convolution's output becomes that convolution's bias, C parameters
+    left of its 2C (2C when the convolution had a bias already)."""
     import torch
 
-    called = set()
     conv_out = {}
     folded = [0]
 
     def pre(mod, a):
-        called.add(id(mod))
         seen = conv_out.get(id(a[0])) if a and isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) else None
         if seen is not None and seen[0]() is a[0]:
             conv = seen[1]
@@ -139,16 +137,24 @@ def params_run(model, x):
         if isinstance(mod, torch.nn.modules.conv._ConvNd) and isinstance(out, torch.Tensor):
             conv_out[id(out)] = (weakref.ref(out), mod)
 
+    def tensors(out):
+        if isinstance(out, torch.Tensor):
+            return [out]
+        if isinstance(out, dict):
+            out = list(out.values())
+        return [t for o in out for t in tensors(o)] if isinstance(out, (tuple, list)) else []
+
     hooks = [mod.register_forward_pre_hook(pre) for mod in model.modules()]
     hooks += [mod.register_forward_hook(post) for mod in model.modules()]
+    params = list(model.parameters())
     try:
-        with torch.no_grad():
-            out = model(x)
+        with torch.enable_grad():
+            out = sum(t.float().sum() for t in tensors(model(x)))
+            grads = torch.autograd.grad(out, params, allow_unused=True)
     finally:
         for h in hooks:
             h.remove()
-    del out
-    run = sum(p.numel() for mod in model.modules() if id(mod) in called for p in mod.parameters(recurse=False))
+    run = sum(p.numel() for p, g in zip(params, grads) if g is not None)
     return run, folded[0]
 
 
