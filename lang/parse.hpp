@@ -73,6 +73,9 @@ inline constexpr std::size_t kMaxOnnxFileBytes = std::size_t{2} * 1024 * 1024 * 
 // A network as `.net` text that elaborates to the same layers, shapes and attributes (layer names
 // made into identifiers: `layer1.0.conv1` is written `layer1_0_conv1`).
 std::string to_net_text(const ir::Network& network);
+// A name as a `.net` identifier, as to_net_text writes it: other characters as '_', a leading digit
+// prefixed, a keyword suffixed (`import` -> `import_`).
+std::string net_identifier(const std::string& name);
 
 inline constexpr std::size_t kMaxSourceBytes = 4 * 1024 * 1024;
 

@@ -5,7 +5,6 @@
 #include "lang/parse.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -117,9 +116,7 @@ std::optional<std::string> zoo_variant_text(const ir::Network& network, const st
       fs::path path = zoo_file;
       if (common(zoo_file, from.lexically_normal()) >= 2) path = fs::relative(zoo_file, from, ec);
       if (ec || path.empty()) path = zoo_file;
-      std::string name;
-      for (const char c : network.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "model_" + name;
+      std::string name = net_identifier(network.name);
       if (name == candidate.name) name += "_imported";   // one namespace: the variant may not take its base's name
       return "# " + network.name + ": " + std::to_string(network.layers.size()) + " layers, written by Ridge: the zoo's " +
              file.filename().string() + " at these parameters (the same layers, names aside).\n"

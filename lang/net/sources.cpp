@@ -156,8 +156,7 @@ void Sources::read_imports(std::size_t index, const SourceReader& read, std::vec
     }
     files_[index].imports.push_back(k);
   }
-  if (std::find(dependency_order_.begin(), dependency_order_.end(), index) == dependency_order_.end())
-    dependency_order_.push_back(index);
+  dependency_order_.push_back(index);   // each file is read, and so reaches here, once
 }
 
 std::size_t Sources::file_of(const boost::spirit::x3::position_tagged& node) const {

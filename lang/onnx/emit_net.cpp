@@ -25,13 +25,6 @@ const std::set<std::string>& reserved() {
   return words;
 }
 
-std::string identifier(const std::string& name) {
-  std::string id;
-  for (const char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "l_" + id;
-  if (reserved().count(id)) id += "_";
-  return id;
-}
 
 // The shortest decimal that reads back as `v`; with more than 15 significant digits the language's
 // number parser may round it differently, so such a value is written exactly, as its binary fraction
@@ -103,7 +96,7 @@ std::string call(const ir::Layer& l, const std::function<std::string(ir::LayerId
 class Names {
  public:
   std::string take(const std::string& name) {
-    const std::string base = identifier(name);
+    const std::string base = net_identifier(name);
     std::string id = base;
     for (int k = 2; !taken_.insert(id).second; ++k) id = base + "_" + std::to_string(k);
     return id;
@@ -161,7 +154,7 @@ std::string write(const ir::Network& net, const std::vector<net_text::Block>& bl
   vars[0] = names.take("x");
   const auto var = [&](ir::LayerId id) { return vars.at(id); };
   const auto no_argument = [](const std::string&) { return std::string(); };
-  out << "network " << identifier(net.name) << " {\n";
+  out << "network " << net_identifier(net.name) << " {\n";
   out << "  input x: " << value(net.input().output) << "\n";
   for (std::size_t i = 1; i < net.layers.size(); ++i) {
     if (const auto c = calls.find(i); c != calls.end()) {
@@ -194,6 +187,14 @@ bool same_layers(const ir::Network& a, const ir::Network& b) {
 }
 
 }  // namespace
+
+std::string net_identifier(const std::string& name) {
+  std::string id;
+  for (const char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "l_" + id;
+  if (reserved().count(id)) id += "_";
+  return id;
+}
 
 std::string to_net_text(const ir::Network& net) {
   const std::vector<net_text::Block> blocks = net_text::find_blocks(net);

@@ -59,6 +59,16 @@ class Matcher {
     if (!t || !single(value) || attr_ints(node(*t), "perm") != perm) return std::nullopt;
     return t;
   }
+  // `value` = Transpose(perm) of a Reshape read only by it, as exporters split heads off an axis: the
+  // Reshape; both nodes go to `nodes`.
+  std::optional<int> heads_view(const std::string& value, std::vector<std::int64_t> perm, std::vector<int>& nodes) const {
+    const auto t = transpose(value, std::move(perm));
+    if (!t) return std::nullopt;
+    const auto r = producer(node(*t).input(0), "Reshape");
+    if (!r || !single(out(*r))) return std::nullopt;
+    nodes.insert(nodes.end(), {*t, *r});
+    return r;
+  }
 
  private:
   bool standard(int i) const { return node(i).domain().empty() || node(i).domain() == "ai.onnx"; }

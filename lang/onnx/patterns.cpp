@@ -216,16 +216,6 @@ struct AttentionRun {
   bool causal = false;
 };
 
-// `value` = Transpose(0, 2, 1, 3) of Reshape(x): the Reshape.
-std::optional<int> heads_of(const Matcher& m, const std::string& value, std::vector<int>& nodes) {
-  const auto t = m.transpose(value, {0, 2, 1, 3});
-  if (!t) return std::nullopt;
-  const auto r = m.producer(m.node(*t).input(0), "Reshape");
-  if (!r || !m.single(m.out(*r))) return std::nullopt;
-  nodes.insert(nodes.end(), {*t, *r});
-  return r;
-}
-
 std::optional<AttentionRun> attention_run(const Matcher& m, int softmax) {
   AttentionRun run;
   run.softmax = softmax;
@@ -251,7 +241,7 @@ std::optional<AttentionRun> attention_run(const Matcher& m, int softmax) {
   const auto mm1 = m.producer(scores, "MatMul");
   if (!mm1 || m.node(*mm1).input_size() != 2) return std::nullopt;
   run.nodes.push_back(*mm1);
-  const auto q = heads_of(m, m.node(*mm1).input(0), run.nodes);
+  const auto q = m.heads_view(m.node(*mm1).input(0), {0, 2, 1, 3}, run.nodes);
   if (!q) return std::nullopt;
   run.q_reshape = *q;
   // k^T: Transpose(0, 2, 3, 1) of the reshape, or Transpose(0, 1, 3, 2) of the heads view.
@@ -263,7 +253,7 @@ std::optional<AttentionRun> attention_run(const Matcher& m, int softmax) {
     run.k_reshape = *r;
   } else if (const auto t2 = m.transpose(kt, {0, 1, 3, 2})) {
     run.nodes.push_back(*t2);
-    const auto k = heads_of(m, m.node(*t2).input(0), run.nodes);
+    const auto k = m.heads_view(m.node(*t2).input(0), {0, 2, 1, 3}, run.nodes);
     if (!k) return std::nullopt;
     run.k_reshape = *k;
   } else {
@@ -272,7 +262,7 @@ std::optional<AttentionRun> attention_run(const Matcher& m, int softmax) {
   const auto mm2 = m.only_reader(m.out(softmax), "MatMul");
   if (!mm2 || m.node(*mm2).input_size() != 2 || m.node(*mm2).input(0) != m.out(softmax)) return std::nullopt;
   run.nodes.push_back(*mm2);
-  const auto v = heads_of(m, m.node(*mm2).input(1), run.nodes);
+  const auto v = m.heads_view(m.node(*mm2).input(1), {0, 2, 1, 3}, run.nodes);
   if (!v) return std::nullopt;
   run.v_reshape = *v;
   const auto back = m.only_reader(m.out(*mm2), "Transpose");

@@ -20,17 +20,6 @@ struct TorchAttention {
   int q_reshape = -1, k_reshape = -1, v_reshape = -1, gemm = -1, unrows = -1;
 };
 
-// `value` = Transpose(perm) of Reshape(x), both read once: the Reshape.
-std::optional<int> heads_view(const Matcher& m, const std::string& value, const std::vector<std::int64_t>& perm,
-                              std::vector<int>& nodes) {
-  const auto t = m.transpose(value, perm);
-  if (!t) return std::nullopt;
-  const auto r = m.producer(m.node(*t).input(0), "Reshape");
-  if (!r || !m.single(m.out(*r))) return std::nullopt;
-  nodes.insert(nodes.end(), {*t, *r});
-  return r;
-}
-
 std::optional<TorchAttention> torch_attention_run(const Matcher& m, int softmax) {
   TorchAttention run;
   run.nodes = {softmax};
@@ -46,12 +35,12 @@ std::optional<TorchAttention> torch_attention_run(const Matcher& m, int softmax)
       break;
     }
   }
-  const auto qr = heads_view(m, q, {1, 0, 2}, run.nodes);
-  const auto kr = heads_view(m, m.node(*mm1).input(1), {1, 2, 0}, run.nodes);
+  const auto qr = m.heads_view(q, {1, 0, 2}, run.nodes);
+  const auto kr = m.heads_view(m.node(*mm1).input(1), {1, 2, 0}, run.nodes);
   const auto mm2 = m.only_reader(m.out(softmax), "MatMul");
   if (!qr || !kr || !mm2 || m.node(*mm2).input_size() != 2 || m.node(*mm2).input(0) != m.out(softmax)) return std::nullopt;
   run.nodes.push_back(*mm2);
-  const auto vr = heads_view(m, m.node(*mm2).input(1), {1, 0, 2}, run.nodes);
+  const auto vr = m.heads_view(m.node(*mm2).input(1), {1, 0, 2}, run.nodes);
   const auto back = m.only_reader(m.out(*mm2), "Transpose");
   if (!vr || !back || attr_ints(m.node(*back), "perm") != std::vector<std::int64_t>{1, 0, 2}) return std::nullopt;
   const auto rows = m.only_reader(m.out(*back), "Reshape");

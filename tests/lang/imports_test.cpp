@@ -92,7 +92,7 @@ TEST_CASE("an imported file's blocks and constants are usable as this file's own
 }
 
 TEST_CASE("imports are relative to the importing file; a file imported along two paths is read once") {
-  // main -> a, b; a -> common; b -> ../shared/common (the same file): its block is defined once.
+  // main -> a, b; a -> ../common; b -> ./a/../common (the same file): its block is defined once.
   const Files files{{"m/main.net", "import \"a/a.net\"\nimport \"b.net\"\nnetwork n {\n  input x: [4]\n  return twice(x)\n}\n"},
                     {"m/a/a.net", "import \"../common.net\"\n"},
                     {"m/b.net", "import \"./a/../common.net\"\n"},
