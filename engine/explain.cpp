@@ -21,7 +21,9 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   e.precision = report.precision;
   e.row = report.layers[id];
   e.model = options.kernel_model;
-  e.passes[0] = {"forward", e.row.fwd, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt, std::nullopt};
+  // From L2 (Workload::l2_span) the forward moves only the rest through DRAM, as LayerTimer timed it.
+  const PassCost& forward = e.row.time_fwd.in_l2 ? w.l2_forward[id] : cost.forward;
+  e.passes[0] = {"forward", forward, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt, std::nullopt};
   e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}, std::nullopt, std::nullopt};
   if (e.row.time_fwd.kernel_model || e.row.time_bwd.kernel_model) {
     // The facts simulate() timed the layer on: the matrix units' at the precision (the streaming terms
@@ -29,10 +31,11 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
     const PeakUsed& matmul = report.device.matmul_peak_used;
     e.facts = kernels::gpu_facts(device, matmul.precision, matmul.matrix);
     if (e.facts && cost.flash && e.row.time_fwd.kernel_model) {
-      e.passes[0].attention = kernels::plan_attention(*cost.flash, false, cost.forward.bytes(), *e.facts);
+      e.passes[0].attention = kernels::plan_attention(*cost.flash, false, forward.bytes(), *e.facts);
       e.passes[1].attention = kernels::plan_attention(*cost.flash, true, cost.backward.bytes(), *e.facts);
     } else if (e.facts && streams(cost.op_class)) {
-      e.passes[0].stream = stream_plan(cost.forward, cost.rows_forward, *e.facts, e.row.peak, e.row.ppp_fwd);
+      e.passes[0].stream = stream_plan(forward, e.row.time_fwd.in_l2 ? kernels::RowKernel{} : cost.rows_forward, *e.facts,
+                                       e.row.peak, e.row.ppp_fwd);
       e.passes[1].stream = stream_plan(cost.backward, {}, *e.facts, e.row.peak, e.row.ppp_bwd);
     } else if (e.facts) {
       for (auto [pass, gemms] : {std::pair{&e.passes[0], &cost.gemm_forward}, std::pair{&e.passes[1], &cost.gemm_backward}})

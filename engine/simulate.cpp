@@ -10,6 +10,7 @@
 #include <numeric>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
@@ -216,7 +217,57 @@ std::uint64_t cost_hash(const OpCost& c) {
   return h;
 }
 
-// Workload::groups: layers with the same costs, heap growth and recomputation.
+// Workload::l2_span, from each value's storage (views share their base's) and its last reader.
+std::vector<double> l2_spans(const ir::Network& net, const Workload& w, double weight_width) {
+  const std::size_t n = net.layers.size();
+  const std::vector<std::size_t> root = storage_roots(net);
+  std::vector<std::size_t> last_use(n);
+  for (std::size_t i = 0; i < n; ++i) last_use[root[i]] = std::max(last_use[root[i]], i);
+  for (std::size_t i = 0; i < n; ++i)
+    for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
+  // brought[i]: the bytes the forward brings into L2 through layer i (inclusive).
+  std::vector<double> brought(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const OpCost& c = w.cost(i);
+    brought[i + 1] = brought[i] + c.forward.bytes_written + std::min(c.forward.bytes_read, c.params * weight_width);
+  }
+  // The network's input arrives from the host and its result leaves for it: both are taken to be in
+  // DRAM, as a kernel timed after an L2 flush finds its operands.
+  const std::size_t result = net.output < n ? root[net.output] : n;
+  const auto span = [&](std::size_t value) {
+    const std::size_t r = root[value];
+    return r == result || net.layers[r].op == ir::kInputOp ? std::numeric_limits<double>::infinity()
+                                                           : brought[last_use[r] + 1] - brought[r];
+  };
+  std::vector<double> spans(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = span(i);
+    for (ir::LayerId in : net.layers[i].inputs) s = std::max(s, span(in));
+    spans[i] = s;
+  }
+  return spans;
+}
+
+// Workload::l2_forward: each layer's forward less the values it reads and writes, never below what it
+// reads of its weights.
+std::vector<PassCost> l2_forwards(const ir::Network& net, const Workload& w, double weight_width) {
+  const std::int64_t batch = w.options.batch;
+  const ir::Precision p = w.options.precision;
+  std::vector<PassCost> forwards(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const ir::Layer& layer = net.layers[i];
+    const OpCost& c = w.cost(i);
+    double inputs = 0.0;
+    for (ir::LayerId in : layer.inputs) inputs += value_bytes(net.layers[in], batch, p);
+    const double own = c.view ? 0.0 : value_bytes(layer, batch, p);
+    PassCost& f = forwards[i] = c.forward;
+    f.bytes_read = std::max(c.forward.bytes_read - inputs, std::min(c.forward.bytes_read, c.params * weight_width));
+    f.bytes_written = std::max(0.0, c.forward.bytes_written - own);
+  }
+  return forwards;
+}
+
+// Workload::groups: layers with the same costs, heap growth, recomputation and L2 span.
 void group_layers(Workload& w) {
   const std::size_t n = w.cost_of.size();
   w.groups.clear();
@@ -224,12 +275,13 @@ void group_layers(Workload& w) {
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;   // hash -> group
   by_hash.reserve(w.costs.size());
   for (std::size_t id = 0; id < n; ++id) {
-    const std::uint64_t key = mix(w.cost_of[id], w.activation_growth[id]);
+    const std::uint64_t key = mix(mix(w.cost_of[id], w.activation_growth[id]), w.l2_span[id]);
     auto [lo, hi] = by_hash.equal_range(key);
     const auto found = std::find_if(lo, hi, [&](const auto& entry) {
       const std::size_t first = w.groups[entry.second].first;
       return w.cost_of[first] == w.cost_of[id] && w.activation_growth[first] == w.activation_growth[id] &&
-             w.recomputed[first] == w.recomputed[id];
+             w.recomputed[first] == w.recomputed[id] && w.l2_span[first] == w.l2_span[id] &&
+             w.l2_forward[first] == w.l2_forward[id];
     });
     if (found != hi) {
       w.group_of[id] = found->second;
@@ -360,6 +412,8 @@ Workload workload(const ir::Network& net, const Options& opt) {
   // Memory footprint.
   w.activation_growth = activation_growth(net, opt.batch, opt.precision);
   t.peak_activation_bytes = std::accumulate(w.activation_growth.begin(), w.activation_growth.end(), 0.0);
+  w.l2_span = l2_spans(net, w, weight_width);
+  w.l2_forward = l2_forwards(net, w, weight_width);
   group_layers(w);
   const std::vector<std::size_t> root = storage_roots(net);
   // A value read through a view is kept as its storage: the root's.
@@ -440,6 +494,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     }
   }
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
+  // The GPU's L2 (0: not given, or the flat model): an inference forward whose span fits runs from it.
+  const double l2_size = matrix_facts ? matrix_facts->l2_size : 0.0;
   // 2:4-sparse weights run at twice the matrix peak (the flat model's and the roofline's peak).
   std::optional<PeakUsed> sparse_peak;
   if (opt.sparsity && r.device.matmul_peak_used.matrix) {
@@ -469,7 +525,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
-    const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr);
+    const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
+                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? &w.l2_forward[id] : nullptr);
     gt.fwd = lt.forward;
     gt.fwd_train = lt.forward_train;
     gt.bwd = lt.backward;

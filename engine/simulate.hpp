@@ -77,6 +77,18 @@ struct Workload {
   // (the sum is the peak): the heap a step must grow, and fault in afresh where the allocator has
   // trimmed it since the last step (FreshMemory::heap_seconds).
   std::vector<double> activation_growth;
+  // Per layer: the L2 an inference forward needs for its activations never to reach DRAM (l2_spans in
+  // simulate.cpp). A value's span is what the forward brings into L2 (the bytes written and the weights
+  // read) from the layer that writes it to the last that reads it; a layer's is the largest span of
+  // the values it reads and writes. Where it fits a GPU's L2, the value's reads hit L2, and its lines,
+  // once freed, are rewritten by the next value the allocator places there before they are evicted:
+  // the layer moves only its weights through DRAM (the kernel model only; infinity where the value is
+  // the network's input or its result, which the host writes and reads).
+  std::vector<double> l2_span;
+  // Per layer: its inference forward with those values taken out of its DRAM traffic (the reads of its
+  // inputs and the write of its output, as far as the pass counts them; weights, a KV cache and values
+  // made inside the layer stay).
+  std::vector<PassCost> l2_forward;
   // The distinct GEMM shapes of every layer's passes (PassGemms::ids index it): a network repeats its
   // blocks, so a device plans each shape once per simulation, not once per layer.
   std::vector<kernels::Gemm> gemms;

@@ -166,14 +166,21 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
 }
 
 LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fwd, const Ppp& train, const Ppp& bwd,
-                            std::optional<kernels::GemmPlan>* largest) const {
+                            std::optional<kernels::GemmPlan>* largest, const PassCost* forward_from_l2) const {
+  // An inference forward whose activations stay in L2 moves only the rest through DRAM.
+  const bool in_l2 = forward_from_l2 && micro && facts;
+  const PassCost& forward_cost = in_l2 ? *forward_from_l2 : c.forward;
+  const auto mark = [in_l2](PassTime t) {
+    t.in_l2 = in_l2;
+    return t;
+  };
   if (facts && c.matrix_unit && c.gemm_forward.count > 0) {
     const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
     LayerTimes t;
-    t.forward = time_gemm_pass(c.forward, c.gemm_forward, plans, *facts, peak, bandwidth, factor(fwd), launch_s,
-                               largest ? &largest->emplace() : nullptr);
+    t.forward = mark(time_gemm_pass(forward_cost, c.gemm_forward, plans, *facts, peak, bandwidth, factor(fwd), launch_s,
+                                    largest ? &largest->emplace() : nullptr, in_l2));
     // Most ops run the same kernels in training mode as at inference.
-    t.forward_train = c.forward_train == c.forward && factor(train) == factor(fwd)
+    t.forward_train = !in_l2 && c.forward_train == c.forward && factor(train) == factor(fwd)
                           ? t.forward
                           : time_gemm_pass(c.forward_train, c.gemm_forward, plans, *facts, peak, bandwidth, factor(train), launch_s);
     t.backward = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
@@ -197,16 +204,17 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
       t.paleo_s = std::max(t.device_s, pc.kernels * launch_s);
       return t;
     };
-    const std::optional<PassTime> forward = one(c.forward, false);
+    const std::optional<PassTime> forward = one(forward_cost, false);
     if (forward) {
-      const std::optional<PassTime> train = c.forward_train == c.forward ? forward : one(c.forward_train, false);
-      return {*forward, *train, *one(c.backward, true)};
+      const std::optional<PassTime> train = !in_l2 && c.forward_train == c.forward ? forward : one(c.forward_train, false);
+      return {mark(*forward), *train, *one(c.backward, true)};
     }
   }
   // Most ops run the same kernels in training mode as at inference: each model times such a pass once.
-  const bool train_as_inference = c.forward_train == c.forward && train == fwd;
+  const bool train_as_inference = !in_l2 && c.forward_train == c.forward && train == fwd;
   const auto three = [&](auto&& time_one) -> LayerTimes {
-    PassTime forward = time_one(c.forward, fwd, c.rows_forward);
+    // From L2 a row kernel's re-reads hit L2 too: no row traffic beyond the pass's weights.
+    PassTime forward = mark(time_one(forward_cost, fwd, in_l2 ? kernels::RowKernel{} : c.rows_forward));
     PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, c.rows_forward);
     return {forward, forward_train, time_one(c.backward, bwd, kernels::RowKernel{})};
   };
@@ -255,7 +263,7 @@ PassTime time_stream_pass(const PassCost& cost, const kernels::RowKernel& rows, 
 
 PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan* const> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bw, double factor,
-                        double launch_s, kernels::GemmPlan* largest_plan) {
+                        double launch_s, kernels::GemmPlan* largest_plan, bool in_l2) {
   PassTime t = time_pass(cost, peak, bw, Ppp{}, 0.0);   // the roofline, bound and intensity
   t.kernel_model = true;
   t.gemms = gemms.count;
@@ -263,7 +271,7 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
   for (int i = 0; i < gemms.count; ++i) {
     const kernels::Gemm& g = gemms.gemms[static_cast<std::size_t>(i)];
     const kernels::GemmPlan& plan = *plans[static_cast<std::size_t>(gemms.ids[static_cast<std::size_t>(i)])];
-    kernel_s += plan.seconds;
+    kernel_s += in_l2 ? std::max(plan.compute_s, plan.l2_s) + plan.reduction_s + plan.fixed_s : plan.seconds;
     operand_bytes += (g.operand_elements() + g.m * g.n) * g.count * facts.in_bytes;
     if (g.flops() > largest) {
       largest = g.flops();
@@ -272,9 +280,11 @@ PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<
   }
   // The pass's other kernels (a materialised softmax) stream the bytes beyond the GEMMs' operands, each
   // with a kernel's fixed time.
-  const double rest_s = std::max(0.0, cost.bytes() - operand_bytes) / (facts.dram_efficiency * facts.dram_bandwidth) +
+  const double stream_s = 1.0 / (facts.dram_efficiency * facts.dram_bandwidth);
+  const double rest_s = (in_l2 ? 0.0 : std::max(0.0, cost.bytes() - operand_bytes) * stream_s) +
                         std::max(0, cost.kernels - gemms.count) * facts.kernel_fixed_s;
-  t.device_s = std::max((kernel_s + rest_s) / factor, t.roofline_s);
+  // From L2, the weights still stream from DRAM while the GEMMs run.
+  t.device_s = std::max({(kernel_s + rest_s) / factor, in_l2 ? cost.bytes() * stream_s : 0.0, t.roofline_s});
   t.paleo_s = std::max(t.device_s, cost.kernels * launch_s);
   return t;
 }

@@ -115,6 +115,9 @@ struct PassTime {
   bool kernel_model = false;
   int gemms = 0;
   double device_s = 0.0;
+  // The kernel model ran the pass from L2 (LayerTimer::time's `forward_from_l2`): its activations never
+  // reached DRAM, and its roofline and intensity are over the traffic that did (its weights, a cache).
+  bool in_l2 = false;
   friend bool operator==(const PassTime&, const PassTime&) = default;
 };
 
@@ -157,9 +160,12 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bandwidth,
 // Never below the roofline.
 // `plans` holds the plan of every GEMM the pass's ids name (the workload's distinct GEMMs, planned once);
 // `largest`, where given, receives the plan of the pass's largest GEMM.
+// `in_l2`: the pass's activations stay in L2 (LayerTimer::time): each GEMM takes the longer of its
+// compute and L2 terms (its DRAM term, of operands now in L2, dropped), and the pass streams `cost`'s
+// bytes (what still comes from DRAM: its weights) beside them.
 PassTime time_gemm_pass(const PassCost& cost, const PassGemms& gemms, std::span<const kernels::GemmPlan* const> plans,
                         const kernels::GpuFacts& facts, const PeakUsed& peak, double bandwidth, double factor,
-                        double launch_overhead_s, kernels::GemmPlan* largest = nullptr);
+                        double launch_overhead_s, kernels::GemmPlan* largest = nullptr, bool in_l2 = false);
 
 // The three passes of one layer (inference forward, training forward, backward), each by the model in
 // force on the device: the kernel model for a GEMM-shaped layer where `facts` are given (its PPP, where
@@ -188,8 +194,12 @@ struct LayerTimer {
   const kernels::GpuFacts* facts = nullptr;          // the matrix units' facts; null: no GEMM is planned
   std::span<const kernels::GemmPlan* const> plans;   // the workload's distinct GEMMs, planned on `facts`
   // `largest`, where given, receives the plan of the forward's largest GEMM (when one was planned).
+  // `forward_from_l2`, where given: the inference forward's activations (the values it reads and
+  // writes) stay in the GPU's L2 (Workload::l2_span), and this is what it still moves through DRAM
+  // (Workload::l2_forward); the kernel model only.
   LayerTimes time(const OpCost& cost, const PeakUsed& peak, const Ppp& forward, const Ppp& forward_train,
-                  const Ppp& backward, std::optional<kernels::GemmPlan>* largest = nullptr) const;
+                  const Ppp& backward, std::optional<kernels::GemmPlan>* largest = nullptr,
+                  const PassCost* forward_from_l2 = nullptr) const;
 };
 
 // Whether a measured time beats its pass's roofline time, which nothing real does: a timing error, or

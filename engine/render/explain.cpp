@@ -43,6 +43,10 @@ std::string pass_text(const LayerExplanation& e, const PassExplanation& pass) {
     out << "  a view: no kernel runs\n";
     return out.str();
   }
+  if (pass.time.in_l2)
+    out << "  from L2: every value it reads and writes stays in the GPU's L2 from its write to its last read, so\n"
+           "  DRAM moves only the rest (the bytes above: weights, a cache), and a GEMM runs at the longer of its\n"
+           "  compute and L2 terms\n";
   if (pass.time.kernel_model && e.facts && pass.stream) {
     const kernels::StreamPlan& p = *pass.stream;
     const kernels::GpuFacts& f = *e.facts;

@@ -182,6 +182,8 @@ const auto kLayerColumns = std::array{
     Column<LayerAt>{"fixed_fwd_s", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return Cell{g.fixed_s}; }); }},
     Column<LayerAt>{"device_fwd_s", [](const LayerAt& x) { return gemm_cell(x, [&](const auto&) { return Cell{x.layer->time_fwd.device_s}; }); }},
     Column<LayerAt>{"limit_fwd", [](const LayerAt& x) { return gemm_cell(x, [](const auto& g) { return name(kernels::limit_name(g.limit)); }); }},
+    // The kernel model ran the inference forward from L2 (its activations never reached DRAM; PassTime::in_l2).
+    Column<LayerAt>{"from_l2_fwd", [](const LayerAt& x) { return Cell{x.layer->time_fwd.in_l2}; }},
     // The fused kernel the layer's forward ran in under --runtime (its first layer); null: alone.
     Column<LayerAt>{"kernel", [](const LayerAt& x) { return x.layer->kernel.empty() ? Cell{} : name(x.layer->kernel); }},
 };

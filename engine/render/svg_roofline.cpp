@@ -67,9 +67,11 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
       rl.ceilings.push_back({"measured bandwidth", 0.0, device->measured_bandwidth->value, true});
   }
 
-  // Model points: PALEO time, which is never below the roofline bound.
+  // Model points: PALEO time, which is never below the roofline bound. A pass that ran from L2
+  // (PassTime::in_l2) sits at its intensity over what it moved through DRAM (its weights), the
+  // traffic its roofline was taken over; with no DRAM traffic at all it has no place on this plot.
   std::map<std::string, const LayerRow*> by_name;
-  int skipped = 0;
+  int skipped = 0, from_l2 = 0;
   for (const LayerRow& row : report.layers) {
     by_name[row.name] = &row;
     for (const ir::Pass pass : {ir::Pass::Forward, ir::Pass::Backward}) {
@@ -79,7 +81,12 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
         if (!row.view && c.kernels > 0) ++skipped;
         continue;
       }
-      RooflinePoint p{row.name, pass, row.op_class, c.flops / c.bytes(), c.flops / t.paleo_s, 0, 0, false, false, ""};
+      if (t.in_l2 && !(t.intensity > 0)) {
+        ++from_l2;
+        continue;
+      }
+      const double intensity = t.in_l2 ? t.intensity : c.flops / c.bytes();
+      RooflinePoint p{row.name, pass, row.op_class, intensity, c.flops / t.paleo_s, 0, 0, false, false, ""};
       p.layer_roof = std::min(row.peak.flops_per_s, p.intensity * d.bandwidth);
       p.plotted = std::min(p.performance, p.layer_roof);
       rl.points.push_back(std::move(p));
@@ -88,6 +95,9 @@ Roofline roofline(const Report& report, const std::vector<Measurement>& measurem
   if (skipped > 0)
     rl.notes.push_back(note("roofline-no-flops", std::to_string(skipped) +
                                                    " layer passes with no FLOPs (copies, concatenation) are not plotted: their intensity is 0"));
+  if (from_l2 > 0)
+    rl.notes.push_back(note("roofline-from-l2", std::to_string(from_l2) +
+                                                  " layer passes ran from L2 with no DRAM traffic and are not plotted against DRAM's roof"));
 
   // Measured points.
   for (const Measurement& m : measurements) {
