@@ -5,6 +5,7 @@
 
 #include "lang/ir/ops.hpp"
 
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -380,7 +381,10 @@ void resize(Importer& im, const onnx::NodeProto& n) {
 }
 
 // LSTM / GRU over X [T, B, I] (layout 0, as torch exports them): one IR layer per node, its output Y
-// [T, D, B, H] a view of the IR's [T, D*H].
+// [T, D, B, H] a view of the IR's [T, D*H]. The final states Y_h and Y_c ([D, B, H], what nn.LSTM and
+// nn.GRU return beside the sequence) are made inside the recurrent kernel, whose costs count them, and
+// are read from there: each is a view of Y's last step, which has their shape (for a reverse direction
+// the final state is the first step's; a view moves nothing either way).
 void recurrent(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   const Value x = data_input(im, n);
   if (attr_int(n, "layout", 0) != 0) im.fail(n, "layout 1 (batch first) is not supported");
@@ -389,13 +393,18 @@ void recurrent(Importer& im, const onnx::NodeProto& n, std::string_view op) {
   const std::string direction = attr_string(n, "direction", "forward");
   const bool bidirectional = direction == "bidirectional";
   const std::int64_t hidden = attr_int(n, "hidden_size", 0);
-  for (int i = 1; i < n.output_size(); ++i)
-    if (!n.output(i).empty() && im.consumers(n.output(i)) > 0) im.fail(n, "its final states (Y_h, Y_c) are read; Ridge models the sequence output Y");
   const Value y = im.emit(op, {x}, {{"hidden", hidden}, {"bidirectional", bidirectional}, {"bias", im.has_input(n, 3)}}, n, -1);
   im.set_owner(w.weight, y.layer);
   const ir::Shape out = im.ir_shape(y);
   const std::int64_t dirs = bidirectional ? 2 : 1;
   im.set_output(n, 0, im.emit("reshape", {y}, {{"shape", Ints{out.at(0), dirs, out.at(1) / dirs}}}, n, 2, ".y"));
+  static constexpr std::array<const char*, 3> kFinal = {"", ".h", ".c"};
+  for (int i = 1; i < std::min(n.output_size(), 3); ++i) {
+    if (n.output(i).empty() || im.consumers(n.output(i)) == 0) continue;
+    const Value last = im.emit("slice", {y}, {{"start", out.at(0) - 1}, {"size", std::int64_t{1}}, {"axis", std::int64_t{0}}}, n, -1,
+                               std::string(kFinal[static_cast<std::size_t>(i)]) + "_step");
+    im.set_output(n, i, im.emit("reshape", {last}, {{"shape", Ints{dirs, out.at(1) / dirs}}}, n, 1, kFinal[static_cast<std::size_t>(i)]));
+  }
 }
 
 void prelu(Importer& im, const onnx::NodeProto& n) {

@@ -173,3 +173,22 @@ def test_from_torch_takes_keyword_inputs():
     result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
     assert result.total("params") == 4 * 3 + 3
     assert [row["op"] for row in result.layers.rows()] == ["input", "linear", "relu"]
+
+
+@pytest.mark.parametrize("make,gates", [
+    (lambda: torch.nn.LSTM(64, 128, num_layers=2, batch_first=True), 4),
+    (lambda: torch.nn.GRU(64, 128, num_layers=2, bidirectional=True, batch_first=True), 3),
+])
+def test_from_torch_recurrent_modules_return_their_final_states(make, gates):
+    # nn.LSTM and nn.GRU return (output, final states): the states are read, as views of the
+    # recurrent layer's last step (its kernel makes them; reading them moves nothing).
+    model = make().eval()
+    net = ridge.from_torch(model, torch.randn(1, 10, 64))
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(model)
+    ops = [row["op"] for row in result.layers.rows()]
+    assert ops.count("lstm" if gates == 4 else "gru") == 2
+    # Per step, direction and layer: each gate's input and hidden products, gates * H * (I + H) MACs.
+    dirs = 2 if model.bidirectional else 1
+    per_step = gates * 128 * (64 + 128) * dirs + gates * 128 * (128 * dirs + 128) * dirs
+    assert result.total("macs") == 10 * per_step
