@@ -107,6 +107,16 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
 
     inputs = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
     keywords = dict(kwargs or {})
+    # One tensor given for several positional arguments (self-attention: mha(x, x, x)) is one input of
+    # the network: the model is exported behind a module that passes it to each of them.
+    distinct = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and not any(x is d for d in distinct):
+            distinct.append(x)
+    # The module also binds the keyword arguments (the exporter passes none through **keywords).
+    if len(distinct) < sum(isinstance(x, torch.Tensor) for x in inputs) and \
+            not any(isinstance(x, torch.Tensor) for x in keywords.values()):
+        model, inputs, keywords = _SharedInputs(model, inputs, distinct, keywords), tuple(distinct), {}
     tensors = [f"input{i}" for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
     tensors += [k for k, x in keywords.items() if isinstance(x, torch.Tensor)]
     axes = {n: {0: "batch"} for n in tensors}
@@ -120,7 +130,40 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     except Exception as e:
         raise RidgeError(_export_failure(model, args, e)) from e
     label = name or type(model).__name__
-    return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+    try:
+        return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+    except RidgeError as e:
+        attention = isinstance(getattr(model, "model", model), torch.nn.MultiheadAttention)
+        if attention and (kwargs or {}).get("need_weights", True):
+            raise RidgeError(f"{e}\nnn.MultiheadAttention returns its heads' averaged weights unless called with "
+                             "need_weights=False, and Ridge imports attention without them: "
+                             "from_torch(mha, (x, x, x), kwargs={'need_weights': False})") from e
+        raise
+
+
+def _shared_inputs_class():
+    import torch
+
+    class SharedInputs(torch.nn.Module):
+        """`model` called with `inputs`, where each tensor is passed in by its position in `distinct`."""
+
+        def __init__(self, model, inputs, distinct, keywords):
+            super().__init__()
+            self.model = model
+            self.slots = [next((j for j, d in enumerate(distinct) if x is d), None) if isinstance(x, torch.Tensor) else x
+                          for x in inputs]
+            self.tensor_slot = [isinstance(x, torch.Tensor) for x in inputs]
+            self.keywords = keywords
+
+        def forward(self, *tensors):
+            args = [tensors[s] if is_tensor else s for s, is_tensor in zip(self.slots, self.tensor_slot)]
+            return self.model(*args, **self.keywords)
+
+    return SharedInputs
+
+
+def _SharedInputs(model, inputs, distinct, keywords):
+    return _shared_inputs_class()(model, inputs, distinct, keywords)
 
 
 def _export(model, args, export):

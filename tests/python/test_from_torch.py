@@ -192,3 +192,21 @@ def test_from_torch_recurrent_modules_return_their_final_states(make, gates):
     dirs = 2 if model.bidirectional else 1
     per_step = gates * 128 * (64 + 128) * dirs + gates * 128 * (128 * dirs + 128) * dirs
     assert result.total("macs") == 10 * per_step
+
+
+def test_from_torch_one_tensor_for_several_arguments_is_one_input():
+    # Self-attention: mha(x, x, x) is a network of one input; its packed in-projection, the attention
+    # and the out-projection: 10 x 64 x 192 + 2 x 10 x 10 x 64 + 10 x 64 x 64 MACs.
+    model = torch.nn.MultiheadAttention(64, 4, batch_first=True).eval()
+    x = torch.randn(1, 10, 64)
+    net = ridge.from_torch(model, (x, x, x), kwargs={"need_weights": False})
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(model)
+    assert [row["op"] for row in result.layers.rows()].count("attention") == 1
+    assert result.total("macs") == 10 * 64 * 192 + 2 * 10 * 10 * 64 + 10 * 64 * 64
+    # Its default returns the heads' averaged weights too, which Ridge does not import: the error says how.
+    with pytest.raises(ridge.RidgeError, match="need_weights=False"):
+        ridge.from_torch(model, (x, x, x))
+    # Distinct tensors are distinct inputs, which a Ridge network cannot take.
+    with pytest.raises(ridge.RidgeError, match="several inputs"):
+        ridge.from_torch(model, (x, torch.randn(1, 12, 64), torch.randn(1, 12, 64)), kwargs={"need_weights": False})
