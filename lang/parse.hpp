@@ -55,6 +55,9 @@ std::vector<std::string> network_parameters(const std::string& path);
 struct OnnxOptions {
   std::map<std::string, std::int64_t> dims;
   bool allow_unknown = false;   // ops Ridge cannot model become free views, listed in free_nodes
+  // The graph input's axis that is the batch (0 as most models take it; 1 for a sequence-first
+  // recurrent or transformer module, [T, batch, features]).
+  int batch_axis = 0;
 };
 struct OnnxImport {
   ir::Network network;

@@ -150,16 +150,17 @@ PYBIND11_MODULE(_ridge, m) {
         return Network{std::make_shared<const ir::Network>(lang::parse_network(text, file, overrides)), std::move(at), {}};
       }, py::arg("text"), py::arg("file") = "<text>", py::arg("overrides") = lang::Overrides{});
   m.def("parse_onnx", [](const py::bytes& bytes, const std::string& file, const std::map<std::string, std::int64_t>& dims,
-                         bool allow_unknown) {
+                         bool allow_unknown, int batch_axis) {
         std::string data = bytes;   // copied while the GIL is held
         py::gil_scoped_release free;
         lang::OnnxOptions o;
         o.dims = dims;
         o.allow_unknown = allow_unknown;
+        o.batch_axis = batch_axis;
         lang::OnnxImport imported = lang::parse_onnx(data, file, o);
         return Network{std::make_shared<const ir::Network>(std::move(imported.network)), {}, std::move(imported.free_nodes)};
       }, py::arg("data"), py::arg("file") = "<onnx>", py::arg("dims") = std::map<std::string, std::int64_t>{},
-      py::arg("allow_unknown") = false);
+      py::arg("allow_unknown") = false, py::arg("batch_axis") = 0);
   m.def("load_device", [](const std::string& path) {
         py::gil_scoped_release free;
         return Device{std::make_shared<const ir::Device>(lang::load_device(path)), path};

@@ -31,21 +31,23 @@ const onnx::ValueInfoProto& data_input(const Graph& g) {
 }
 
 // A binding (--dim, --set, --seq-len) that names no symbolic axis of the input changes nothing: a typo
-// or a misunderstanding, refused with what the axes are called. Axis 0 is the batch, set by --batch.
+// or a misunderstanding, refused with what the axes are called. The batch axis (options.batch_axis,
+// 0 unless said) is set by --batch.
 void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions& options) {
   const auto& dims = in.type().tensor_type().shape().dim();
+  const int batch = options.batch_axis;
   std::vector<std::string> symbolic;
   bool sequence = false;
-  for (int i = 1; i < dims.size(); ++i)
-    if (!dims[i].has_dim_value() && !dims[i].dim_param().empty()) {
+  for (int i = 0; i < dims.size(); ++i)
+    if (i != batch && !dims[i].has_dim_value() && !dims[i].dim_param().empty()) {
       symbolic.push_back(dims[i].dim_param());
       sequence = sequence || is_sequence_name(dims[i].dim_param());
     }
   for (const auto& [name, value] : options.dims) {
     if (std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end() || (name == "seq_len" && sequence)) continue;
     std::string message = "'" + name + "=" + std::to_string(value) + "' binds no axis of graph input '" + in.name() + "'";
-    if (dims.size() > 0 && !dims[0].has_dim_value() && dims[0].dim_param() == name)
-      message += ": axis 0 ('" + name + "') is the batch; set it with --batch";
+    if (batch < dims.size() && !dims[batch].has_dim_value() && dims[batch].dim_param() == name)
+      message += ": axis " + std::to_string(batch) + " ('" + name + "') is the batch; set it with --batch";
     else if (symbolic.empty())
       message += ", whose axes after the batch are all fixed";
     else {
@@ -58,7 +60,8 @@ void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions&
   }
 }
 
-// The input's per-sample shape: axis 0 is the batch; every other axis a number or a bound name.
+// The input's per-sample shape: the batch axis (options.batch_axis) left out; every other axis a number
+// or a bound name.
 ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_batch) {
   const onnx::ValueInfoProto& in = data_input(g);
   if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
@@ -70,9 +73,15 @@ ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_
                     diag::kOnnxInput);
   if (static_cast<std::size_t>(dims.size()) > kMaxRank)
     throw OnnxError("graph input '" + in.name() + "' has too many axes", diag::kOnnxLimit);
-  declared_batch = dims[0].has_dim_value() ? static_cast<int>(std::clamp<std::int64_t>(dims[0].dim_value(), 0, 1 << 30)) : 0;
+  const int batch = options.batch_axis;
+  if (batch < 0 || batch >= dims.size())
+    throw OnnxError("the batch axis " + std::to_string(batch) + " is not an axis of graph input '" + in.name() + "' (" +
+                        std::to_string(dims.size()) + " axes)",
+                    diag::kOnnxInput);
+  declared_batch = dims[batch].has_dim_value() ? static_cast<int>(std::clamp<std::int64_t>(dims[batch].dim_value(), 0, 1 << 30)) : 0;
   ir::Shape shape;
-  for (int i = 1; i < dims.size(); ++i) {
+  for (int i = 0; i < dims.size(); ++i) {
+    if (i == batch) continue;
     const auto& d = dims[i];
     std::int64_t v = 0;
     if (d.has_dim_value()) {
@@ -267,7 +276,7 @@ Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs a
 
 void Importer::add_inputs() {
   const onnx::ValueInfoProto& in = data_input(graph_);
-  values_.insert_or_assign(in.name(), Value::of_layer(builder_.input(), 0));
+  values_.insert_or_assign(in.name(), Value::of_layer(builder_.input(), options_.batch_axis));
   for (const auto& t : graph_.graph().initializer()) {
     Value v = read_tensor(t, "initializer '" + t.name() + "'");
     v.weight = t.name();

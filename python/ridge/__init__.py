@@ -92,11 +92,13 @@ def _load_device(path=None, *, text=None, name="<text>.hw"):
     return _cached("hw", path, {}, _ridge.load_device)
 
 
-def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=False, opset=17, name=None):
+def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=False, opset=17, name=None, batch_axis=0):
     """Any torch.nn.Module as a Ridge network: exported to ONNX in memory (torch.onnx.export into a
     buffer, batch axis dynamic, batch norms kept as in training) and imported. `example_input` is one
     sample with its batch axis (a tensor, or a tuple or list of them: the forward's positional
-    arguments); `kwargs` the forward's keyword arguments; `dims` binds other symbolic axes.
+    arguments); `kwargs` the forward's keyword arguments; `dims` binds other symbolic axes;
+    `batch_axis` is the inputs' and output's batch axis (1 for a sequence-first module, as
+    nn.LSTM, nn.GRU and nn.TransformerEncoder take [T, batch, features] unless batch_first).
 
     The model is exported in eval mode on the path PyTorch's exporter knows: with autograd on and the
     parameters requiring grad, so that nn.MultiheadAttention and nn.TransformerEncoder(Layer) compute
@@ -117,10 +119,14 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     if len(distinct) < sum(isinstance(x, torch.Tensor) for x in inputs) and \
             not any(isinstance(x, torch.Tensor) for x in keywords.values()):
         model, inputs, keywords = _SharedInputs(model, inputs, distinct, keywords), tuple(distinct), {}
+    for x in list(inputs) + list(keywords.values()):
+        if isinstance(x, torch.Tensor) and not 0 <= batch_axis < x.dim():
+            raise RidgeError(f"from_torch: the batch axis {batch_axis} is not an axis of an example input of shape "
+                             f"{list(x.shape)}")
     tensors = [f"input{i}" for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
     tensors += [k for k, x in keywords.items() if isinstance(x, torch.Tensor)]
-    axes = {n: {0: "batch"} for n in tensors}
-    axes["output"] = {0: "batch"}
+    axes = {n: {batch_axis: "batch"} for n in tensors}
+    axes["output"] = {batch_axis: "batch"}
     args = inputs + (keywords,) if keywords else inputs
     buffer = io.BytesIO()
     try:
@@ -131,7 +137,7 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
         raise RidgeError(_export_failure(model, args, e)) from e
     label = name or type(model).__name__
     try:
-        return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown)
+        return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)
     except RidgeError as e:
         attention = isinstance(getattr(model, "model", model), torch.nn.MultiheadAttention)
         if attention and (kwargs or {}).get("need_weights", True):

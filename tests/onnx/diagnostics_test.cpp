@@ -153,3 +153,30 @@ TEST_CASE("a node counted as free is a warning naming it") {
   CHECK(lang::render(w) ==
         "m.onnx: warning: node 1 'mystery' (Hardmax, inputs: r): counted as free (--allow-unknown) [onnx-free-node]\n");
 }
+
+TEST_CASE("an input whose batch is axis 1 imports with that axis left out, and an axis it lacks is refused") {
+  // x: [10, batch, 16], as a sequence-first module takes it; transposed to [batch, 10, 16] and back.
+  auto m = model({0, 16});
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(10);
+  dims->mutable_dim(1)->set_dim_param("batch");
+  node(m, "Relu", {"x"}, {"r"}, "relu");
+  auto* t = node(m, "Transpose", {"r"}, {"y"}, "swap");
+  auto* perm = t->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  for (const int p : {1, 0, 2}) perm->add_ints(p);
+  lang::OnnxOptions o;
+  o.batch_axis = 1;
+  const ir::Network net = lang::parse_onnx(m.SerializeAsString(), "m.onnx", o).network;
+  CHECK(net.input().output == ir::Shape{10, 16});
+  CHECK(net.layers.back().output == ir::Shape{10, 16});
+  o.batch_axis = 3;
+  try {
+    lang::parse_onnx(m.SerializeAsString(), "m.onnx", o);
+    FAIL("a batch axis the input lacks was accepted");
+  } catch (const lang::Error& e) {
+    CHECK(e.diagnostics().front().id == lang::diag::kOnnxInput);
+    CHECK_THAT(e.diagnostics().front().message, Catch::Contains("the batch axis 3 is not an axis of graph input 'x' (3 axes)"));
+  }
+}

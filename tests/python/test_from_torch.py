@@ -210,3 +210,18 @@ def test_from_torch_one_tensor_for_several_arguments_is_one_input():
     # Distinct tensors are distinct inputs, which a Ridge network cannot take.
     with pytest.raises(ridge.RidgeError, match="several inputs"):
         ridge.from_torch(model, (x, torch.randn(1, 12, 64), torch.randn(1, 12, 64)), kwargs={"need_weights": False})
+
+
+def test_from_torch_sequence_first_modules_take_their_batch_axis():
+    # PyTorch's recurrent and transformer modules take [T, batch, features] unless batch_first:
+    # batch_axis=1 says so. The same MACs as their batch-first forms (T = 10).
+    lstm = torch.nn.LSTM(32, 48, num_layers=2).eval()
+    result = ridge.simulate(ridge.from_torch(lstm, torch.randn(10, 1, 32), batch_axis=1), "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(lstm)
+    assert result.total("macs") == 10 * (4 * 48 * (32 + 48) + 4 * 48 * (48 + 48))
+    encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(64, 4, 128), 2).eval()
+    result = ridge.simulate(ridge.from_torch(encoder, torch.randn(10, 1, 64), batch_axis=1), "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(encoder)
+    assert result.total("macs") == 2 * (4 * 10 * 64 * 64 + 2 * 10 * 64 * 128 + 2 * 10 * 10 * 64)
+    with pytest.raises(ridge.RidgeError, match="the batch axis 3 is not an axis of an example input of shape \\[10, 1, 32\\]"):
+        ridge.from_torch(lstm, torch.randn(10, 1, 32), batch_axis=3)
