@@ -72,6 +72,9 @@ void add_options(CLI::App& app, CommandLine& c) {
       ->check(CLI::IsMember({"round-robin", "least-outstanding"}));
   app.add_option("--dim", c.dims, "bind a symbolic dimension of an .onnx model: NAME=VALUE");
   app.add_flag("--allow-unknown", c.allow_unknown, ".onnx: count nodes of ops Ridge cannot model as free (listed on stderr)");
+  app.add_option("--batch-axis", c.batch_axis,
+                 ".onnx: the input's batch axis (default 0; 1 for a sequence-first model's [T, batch, features])")
+      ->check(CLI::Range(0, 7));
   app.add_option("--emit-net", c.emit_net, "also write the network as .net text to FILE (an imported .onnx, for one)");
 
   // Figures and measured times.

@@ -24,6 +24,7 @@ struct CommandLine {
   std::vector<std::string> sets, dims;
   std::int64_t seq_len = 0;
   bool allow_unknown = false;
+  int batch_axis = 0;   // .onnx: the input's batch axis
   // The output.
   std::string format = "table", output, emit_net;
   bool wide = false;

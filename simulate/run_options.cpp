@@ -206,12 +206,13 @@ std::vector<engine::Measurement> load_measurements(const std::string& path) {
   return out;
 }
 
-RunInputs load_run_network(const std::string& path, const lang::Overrides& overrides, bool allow_unknown,
+RunInputs load_run_network(const std::string& path, const lang::Overrides& overrides, const lang::OnnxOptions& onnx,
                            std::vector<std::string>* free_nodes) {
   RunInputs in;
   if (lang::is_onnx_path(path)) {
-    lang::OnnxOptions o = lang::onnx_options(overrides, path);
-    o.allow_unknown = allow_unknown;
+    lang::OnnxOptions o = lang::onnx_options(overrides, path);   // the dimensions bound by the overrides
+    o.allow_unknown = onnx.allow_unknown;
+    o.batch_axis = onnx.batch_axis;
     lang::OnnxImport imported = lang::load_onnx(path, o);
     if (free_nodes) *free_nodes = std::move(imported.free_nodes);
     // Made in place: copying a large network cost as much as simulating it.

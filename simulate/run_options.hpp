@@ -98,9 +98,10 @@ struct RunInputs {
 // `elaborate` parses it with the overrides it is given (from a file or from text).
 engine::NetworkAt network_at(std::function<ir::Network(const lang::Overrides&)> elaborate, lang::Overrides overrides);
 
-// A network file (.net, .onnx, or a zoo name) with its parameter overrides, as a run takes it.
-// `free_nodes` receives the .onnx nodes counted as free under `allow_unknown`.
-RunInputs load_run_network(const std::string& path, const lang::Overrides& overrides, bool allow_unknown = false,
+// A network file (.net, .onnx, or a zoo name) with its parameter overrides, as a run takes it. An .onnx
+// file is imported with `onnx`'s allow_unknown and batch_axis (its dimensions come from the overrides);
+// `free_nodes` receives the nodes counted as free under allow_unknown.
+RunInputs load_run_network(const std::string& path, const lang::Overrides& overrides, const lang::OnnxOptions& onnx = {},
                            std::vector<std::string>* free_nodes = nullptr);
 
 // The rules that need no input loaded (values in range, names known, options that go together), so a

@@ -1,6 +1,7 @@
 // `simulate` on an .onnx as on a .net: the report, `--emit-net`, and the .net it writes simulating
 // to the same totals; the options that bind and forgive.
 #include "tests/support/run_program.hpp"
+#include "tests/onnx/onnx_test_util.hpp"
 
 #include <onnx/onnx_pb.h>
 
@@ -93,4 +94,23 @@ TEST_CASE("simulate names an op it cannot model, and with --allow-unknown counts
   CHECK_THAT(allowed.out, Catch::Contains("warning: counted as free (--allow-unknown): node 0 'argmax_head' (Hardmax, inputs: x)"));
   CHECK_THAT(allowed.err, Catch::Contains("simulate: warning: counted as free (--allow-unknown): node 0 'argmax_head' "
                                           "(Hardmax, inputs: x) [onnx-free-node]"));
+}
+
+TEST_CASE("simulate --batch-axis 1 imports a sequence-first .onnx, which axis 0 refuses") {
+  // x: [10, batch, 16] -> Relu: the per-sample shape is [10, 16] with the batch second.
+  auto m = ridge::onnx_test::model({0, 16});
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(10);
+  dims->mutable_dim(1)->set_dim_param("batch");
+  ridge::onnx_test::node(m, "Relu", {"x"}, {"y"}, "relu");
+  std::filesystem::create_directories(dir());
+  const std::string path = (dir() / "seq_first.onnx").string();
+  std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+  const auto second = simulate("'" + path + "' " + kHw + " --batch 4 --batch-axis 1");
+  REQUIRE(second.status == 0);
+  CHECK_THAT(second.out, Catch::Contains("[4, 10, 16]"));
+  // Read with axis 0 as the batch, axis 1 is a symbolic 'batch' nothing binds.
+  const auto first = simulate("'" + path + "' " + kHw + " --batch 4");
+  CHECK(first.status != 0);
+  CHECK_THAT(first.err, Catch::Contains("symbolic ('batch')"));
 }
