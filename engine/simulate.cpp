@@ -77,6 +77,16 @@ std::vector<std::size_t> storage_roots(const ir::Network& net) {
   return root;
 }
 
+// Per storage root (storage_roots): the last layer that writes it through a view or reads it.
+std::vector<std::size_t> last_uses(const ir::Network& net, const std::vector<std::size_t>& root) {
+  std::vector<std::size_t> last_use(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    last_use[root[i]] = std::max(last_use[root[i]], i);
+    for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
+  }
+  return last_use;
+}
+
 // A view with no input (a learned `parameter`) aliases the weights: no activation storage of its own.
 double value_bytes(const ir::Layer& l, std::int64_t batch, ir::Precision p) {
   if (l.op != ir::kInputOp && l.inputs.empty() && is_view(l.op)) return 0.0;
@@ -172,10 +182,7 @@ std::optional<Recompute> recompute_from_name(std::string_view n) {
 std::vector<double> activation_growth(const ir::Network& net, std::int64_t batch, ir::Precision p) {
   const std::size_t n = net.layers.size();
   const std::vector<std::size_t> root = storage_roots(net);
-  std::vector<std::size_t> last_use(n);
-  for (std::size_t i = 0; i < n; ++i) last_use[root[i]] = std::max(last_use[root[i]], i);
-  for (std::size_t i = 0; i < n; ++i)
-    for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
+  std::vector<std::size_t> last_use = last_uses(net, root);
   if (net.output < n) last_use[root[net.output]] = n;   // the result outlives the network
   std::vector<double> freed_after(n, 0.0);   // bytes released once step i has run
   for (std::size_t r = 0; r < n; ++r)
@@ -221,10 +228,7 @@ std::uint64_t cost_hash(const OpCost& c) {
 std::vector<double> l2_spans(const ir::Network& net, const Workload& w, double weight_width) {
   const std::size_t n = net.layers.size();
   const std::vector<std::size_t> root = storage_roots(net);
-  std::vector<std::size_t> last_use(n);
-  for (std::size_t i = 0; i < n; ++i) last_use[root[i]] = std::max(last_use[root[i]], i);
-  for (std::size_t i = 0; i < n; ++i)
-    for (ir::LayerId in : net.layers[i].inputs) last_use[root[in]] = std::max(last_use[root[in]], i);
+  const std::vector<std::size_t> last_use = last_uses(net, root);
   // brought[i]: the bytes the forward brings into L2 through layer i (inclusive).
   std::vector<double> brought(n + 1, 0.0);
   for (std::size_t i = 0; i < n; ++i) {

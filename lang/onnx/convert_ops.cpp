@@ -5,8 +5,8 @@
 
 #include "lang/ir/ops.hpp"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 

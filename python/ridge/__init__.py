@@ -109,6 +109,7 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
 
     inputs = tuple(example_input) if isinstance(example_input, (tuple, list)) else (example_input,)
     keywords = dict(kwargs or {})
+    given = model
     # One tensor given for several positional arguments (self-attention: mha(x, x, x)) is one input of
     # the network: the model is exported behind a module that passes it to each of them.
     distinct = []
@@ -118,7 +119,7 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     # The module also binds the keyword arguments (the exporter passes none through **keywords).
     if len(distinct) < sum(isinstance(x, torch.Tensor) for x in inputs) and \
             not any(isinstance(x, torch.Tensor) for x in keywords.values()):
-        model, inputs, keywords = _SharedInputs(model, inputs, distinct, keywords), tuple(distinct), {}
+        model, inputs, keywords = _shared_inputs(model, inputs, distinct, keywords), tuple(distinct), {}
     for x in list(inputs) + list(keywords.values()):
         if isinstance(x, torch.Tensor) and not 0 <= batch_axis < x.dim():
             raise RidgeError(f"from_torch: the batch axis {batch_axis} is not an axis of an example input of shape "
@@ -139,20 +140,19 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     try:
         return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)
     except RidgeError as e:
-        attention = isinstance(getattr(model, "model", model), torch.nn.MultiheadAttention)
-        if attention and (kwargs or {}).get("need_weights", True):
+        if isinstance(given, torch.nn.MultiheadAttention) and (kwargs or {}).get("need_weights", True):
             raise RidgeError(f"{e}\nnn.MultiheadAttention returns its heads' averaged weights unless called with "
                              "need_weights=False, and Ridge imports attention without them: "
                              "from_torch(mha, (x, x, x), kwargs={'need_weights': False})") from e
         raise
 
 
-def _shared_inputs_class():
+def _shared_inputs(model, inputs, distinct, keywords):
+    """`model` behind a module whose forward takes the `distinct` tensors and calls `model` with `inputs`
+    (each tensor passed in by its position in `distinct`) and `keywords`."""
     import torch
 
     class SharedInputs(torch.nn.Module):
-        """`model` called with `inputs`, where each tensor is passed in by its position in `distinct`."""
-
         def __init__(self, model, inputs, distinct, keywords):
             super().__init__()
             self.model = model
@@ -165,11 +165,7 @@ def _shared_inputs_class():
             args = [tensors[s] if is_tensor else s for s, is_tensor in zip(self.slots, self.tensor_slot)]
             return self.model(*args, **self.keywords)
 
-    return SharedInputs
-
-
-def _SharedInputs(model, inputs, distinct, keywords):
-    return _shared_inputs_class()(model, inputs, distinct, keywords)
+    return SharedInputs(model, inputs, distinct, keywords)
 
 
 def _export(model, args, export):
