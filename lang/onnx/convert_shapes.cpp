@@ -440,31 +440,58 @@ std::pair<std::int64_t, std::int64_t> clamp_range(std::int64_t start, std::int64
   return {start, end};
 }
 
+// The elements one axis of size `dim` keeps, any step but 0, after ONNX's clamping: the first index,
+// the stride and the count (ONNX Slice-13: a negative step clamps start to [0, dim - 1] and end to
+// [-1, dim - 1], and walks down). Exporters write step -1 to reverse a list of pads.
+struct StridedRange {
+  std::int64_t first = 0, step = 1, count = 0;
+};
+
+StridedRange strided_range(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t dim) {
+  if (step > 0) {
+    const auto [first, last] = clamp_range(start, end, dim);
+    return {first, step, (last - first + step - 1) / step};
+  }
+  if (dim == 0) return {0, step, 0};
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  start = std::clamp<std::int64_t>(start, 0, dim - 1);
+  end = std::clamp<std::int64_t>(end, -1, dim - 1);
+  const std::int64_t down = -step;
+  return {start, step, start > end ? (start - end + down - 1) / down : 0};
+}
+
 void slice(Importer& im, const onnx::NodeProto& n) {
   const Value& x = im.input(n, 0);
   const ir::Shape full = im.full_shape(x);
   const SliceSpec s = slice_spec(im, n, full.size());
   for (const auto step : s.steps)
-    if (step != 1) im.fail(n, "slices with step " + std::to_string(step) + "; Ridge slices with step 1");
+    if (step == 0) im.fail(n, "slices with step 0 (ONNX: a step is not 0)");
+  // Values known here (shape arithmetic, constants) slice with any step; the network's tensors and
+  // learned tensors only with step 1, the one a view of them takes.
+  const bool strided = std::any_of(s.steps.begin(), s.steps.end(), [](std::int64_t step) { return step != 1; });
+  if (strided && !x.data)
+    im.fail(n, "slices a tensor of the network with step " +
+                   std::to_string(*std::find_if(s.steps.begin(), s.steps.end(), [](std::int64_t step) { return step != 1; })) +
+                   "; Ridge slices those with step 1");
   if (!x.is_layer()) {
     Value v = x;
     ir::Shape dims = full;
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges(full.size());
-    for (std::size_t i = 0; i < full.size(); ++i) ranges[i] = {0, full[i]};
+    std::vector<StridedRange> ranges(full.size());
+    for (std::size_t i = 0; i < full.size(); ++i) ranges[i] = {0, 1, full[i]};
     for (std::size_t k = 0; k < s.axes.size(); ++k) {
       const auto a = static_cast<std::size_t>(s.axes[k]);
-      ranges[a] = clamp_range(s.starts[k], s.ends[k], full[a]);
-      dims[a] = ranges[a].second - ranges[a].first;
+      ranges[a] = strided_range(s.starts[k], s.ends[k], s.steps[k], full[a]);
+      dims[a] = ranges[a].count;
     }
     v.dims = dims;
     if (x.data) {
       std::vector<double> out;
       const std::int64_t count = element_count_checked(dims, "its result");
-      std::vector<std::int64_t> coord(full.size(), 0);
       for (std::int64_t flat = 0; flat < count; ++flat) {
         std::int64_t rest = flat, src = 0, stride = 1;
         for (std::size_t i = full.size(); i-- > 0;) {
-          const std::int64_t c = rest % dims[i] + ranges[i].first;
+          const std::int64_t c = ranges[i].first + (rest % dims[i]) * ranges[i].step;
           rest /= dims[i];
           src += c * stride;
           stride *= full[i];

@@ -297,3 +297,39 @@ TEST_CASE("Reduce ops without keepdims keep the reduced axis with size 1 (ONNX d
     CHECK(output_shape(reduce("ReduceMean", 0, {2, 3})) == ir::Shape{3});
   }
 }
+
+// Slice with a step other than 1 (ONNX Slice-13): a negative step walks down from start, clamped to
+// [0, dim - 1], to end, clamped to [-1, dim - 1]; torch.onnx writes F.pad's computed pads reversed
+// that way (starts -1, ends -2^63 + 1, step -1: torchvision's Swin). Values known at import (here a
+// reshape target) slice with any step; the network's tensors only with step 1.
+TEST_CASE("Slice of a known value takes any step; a negative step walks down (ONNX Slice-13)") {
+  // x is [batch, 3, 8, 8] (192 per sample); the target is sliced out of a constant list.
+  const auto reshaped = [](const Ints& list, std::int64_t start, std::int64_t end, std::int64_t step) {
+    auto m = model({3, 8, 8});
+    int64_initializer(m, "list", list);
+    int64_initializer(m, "starts", {start});
+    int64_initializer(m, "ends", {end});
+    int64_initializer(m, "axes", {0});
+    int64_initializer(m, "steps", {step});
+    node(m, "Slice", {"list", "starts", "ends", "axes", "steps"}, {"shape"}, "sl");
+    node(m, "Reshape", {"x", "shape"}, {"y"}, "rs");
+    return output_shape(import(m));
+  };
+  // [16, 12, -1] reversed is [-1, 12, 16]: per sample [12, 16].
+  CHECK(reshaped({16, 12, -1}, -1, -9223372036854775807LL, -1) == ir::Shape{12, 16});
+  // Every second entry of [-1, 7, 24, 9, 8]: [-1, 24, 8].
+  CHECK(reshaped({-1, 7, 24, 9, 8}, 0, 5, 2) == ir::Shape{24, 8});
+  // Every second entry walking down, start 100 clamped to the last (4) and end -100 to -1 (past the
+  // first): indices 4, 2, 0 of [8, 9, 24, 7, -1] are [-1, 24, 8].
+  CHECK(reshaped({8, 9, 24, 7, -1}, 100, -100, -2) == ir::Shape{24, 8});
+  // A step of 0 is no slice at all.
+  CHECK_THROWS_WITH(reshaped({16, 12, -1}, 0, 3, 0), Catch::Contains("step 0"));
+  // The network's own tensors are sliced with step 1 only.
+  auto m = model({3, 8, 8});
+  int64_initializer(m, "starts", {0});
+  int64_initializer(m, "ends", {3});
+  int64_initializer(m, "axes", {2});
+  int64_initializer(m, "steps", {-1});
+  node(m, "Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, "sl");
+  CHECK_THAT(error_of(m), Catch::Contains("sl") && Catch::Contains("with step -1"));
+}
