@@ -179,6 +179,13 @@ std::optional<Recompute> recompute_from_name(std::string_view n) {
   return std::nullopt;
 }
 
+std::string_view memory_format_name(MemoryFormat f) { return f == MemoryFormat::ChannelsFirst ? "nchw" : "nhwc"; }
+std::optional<MemoryFormat> memory_format_from_name(std::string_view n) {
+  if (n == "nhwc" || n == "channels_last") return MemoryFormat::ChannelsLast;
+  if (n == "nchw" || n == "contiguous") return MemoryFormat::ChannelsFirst;
+  return std::nullopt;
+}
+
 std::vector<double> activation_growth(const ir::Network& net, std::int64_t batch, ir::Precision p) {
   const std::size_t n = net.layers.size();
   const std::vector<std::size_t> root = storage_roots(net);
@@ -506,6 +513,30 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     sparse_peak = r.device.matmul_peak_used;
     sparse_peak->flops_per_s *= 2.0;
   }
+  // Channels-first tensors on a GPU whose convolutions run on tensor cores at this precision: each such
+  // convolution's passes carry the library's layout conversions (OpCost::nchw_forward), timed and
+  // counted as the pass's own kernels. `effective` is a layer's costs as this device runs them.
+  const bool converts = opt.memory_format == MemoryFormat::ChannelsFirst && device.kind == ir::DeviceKind::GPU &&
+                        r.device.matmul_peak_used.matrix;
+  const auto plus = [](PassCost a, const PassCost& b) {
+    a.bytes_read += b.bytes_read;
+    a.bytes_written += b.bytes_written;
+    a.kernels += b.kernels;
+    return a;
+  };
+  OpCost converted;
+  PassCost converted_l2;
+  double conversion_s = 0.0;
+  const auto effective = [&](std::size_t id) -> const OpCost& {
+    const OpCost& c = w.cost(id);
+    if (!converts || !c.matrix_unit || c.nchw_forward.kernels == 0) return c;
+    converted = c;
+    converted.forward = plus(c.forward, c.nchw_forward);
+    converted.forward_train = plus(c.forward_train, c.nchw_forward);
+    if (c.backward.kernels > 0) converted.backward = plus(c.backward, c.nchw_backward);
+    converted_l2 = plus(w.l2_forward[id], c.nchw_forward);
+    return converted;
+  };
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   std::bitset<ir::kOpClassCount> default_ppp_classes;   // bit k: op class k ran with a default PPP
@@ -522,7 +553,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   for (std::size_t g = 0; g < w.groups.size(); ++g) {
     const std::size_t id = w.groups[g].first;
     const double size = w.groups[g].size;
-    const OpCost& c = w.cost(id);
+    const OpCost& c = effective(id);
+    const bool conversions = &c == &converted;
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     GroupTime& gt = full ? times[g] : scratch;
@@ -530,7 +562,19 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
-                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? &w.l2_forward[id] : nullptr);
+                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? (conversions ? &converted_l2 : &w.l2_forward[id]) : nullptr);
+    if (conversions) {   // the conversions' traffic and kernels in the totals, and their time for the note
+      const OpCost& stored = w.cost(id);
+      t.bytes_fwd += size * stored.nchw_forward.bytes();
+      t.bytes_fwd_train += size * stored.nchw_forward.bytes();
+      t.kernels_fwd += static_cast<int>(size) * stored.nchw_forward.kernels;
+      if (stored.backward.kernels > 0) {
+        t.bytes_bwd += size * stored.nchw_backward.bytes();
+        t.kernels_bwd += static_cast<int>(size) * stored.nchw_backward.kernels;
+      }
+      const LayerTimes plain = timer.time(stored, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
+      conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
+    }
     gt.fwd = lt.forward;
     gt.fwd_train = lt.forward_train;
     gt.bwd = lt.backward;
@@ -561,7 +605,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   if (full) {
     r.layers.reserve(net.layers.size());
     for (std::size_t id = 0; id < net.layers.size(); ++id) {
-      const OpCost& c = w.cost(id);
+      const OpCost& c = effective(id);
       const GroupTime& gt = times[w.group_of[id]];
       const ir::Layer& layer = net.layers[id];
       r.layers.push_back({.name = layer.name,
@@ -681,6 +725,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   step_note += " + " + std::string(optimizer_name(opt.optimizer)) + " update";
   if (w.mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
   r.notes.push_back(note("report-training-step", step_note));
+  if (converts && conversion_s > 0.0) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.2f", 1e3 * conversion_s);
+    r.notes.push_back(note("report-nchw", "channels-first (NCHW) tensors: the tensor-core convolutions' layout conversions take " +
+                                              std::string(ms) + " ms of the training step (--memory-format nhwc: none)"));
+  }
   if (!d.memory_bytes) r.notes.push_back(warning("report-no-memory-size", "memory: the device gives no memory size; fit unknown"));
   return r;
 }

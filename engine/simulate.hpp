@@ -27,6 +27,13 @@ std::string_view optimizer_name(Optimizer o);     // "sgd", "adam", "adamw"
 std::optional<Optimizer> optimizer_from_name(std::string_view name);
 std::string_view recompute_name(Recompute r);     // "none", "selective", "full"
 std::optional<Recompute> recompute_from_name(std::string_view name);
+// How the network's image tensors lie in memory on a GPU. Channels-last (NHWC) is what tensor-core
+// convolutions read, and what TensorRT, DeepLearningExamples' mixed-precision runs and `calibrate` use;
+// channels-first (NCHW, PyTorch's default contiguous format) makes the library transpose around every
+// tensor-core convolution (OpCost::nchw_forward).
+enum class MemoryFormat { ChannelsLast, ChannelsFirst };
+std::string_view memory_format_name(MemoryFormat f);   // "nhwc", "nchw"
+std::optional<MemoryFormat> memory_format_from_name(std::string_view name);   // also "channels_last", "contiguous"
 
 struct Options {
   std::int64_t batch = 1;
@@ -46,6 +53,7 @@ struct Options {
   std::shared_ptr<const ir::Runtime> runtime = nullptr;
   // 2:4 structured sparsity of the weights at inference (engine/sparsity.hpp); the device must declare it.
   bool sparsity = false;
+  MemoryFormat memory_format = MemoryFormat::ChannelsLast;
 };
 
 // The largest batch simulate() accepts: far beyond any real one, and small enough that a count

@@ -182,6 +182,7 @@ PYBIND11_MODULE(_ridge, m) {
       .def_readwrite("kernel_model", &RunOptions::kernel_model)
       .def_readwrite("weights", &RunOptions::weights)
       .def_readwrite("sparsity", &RunOptions::sparsity)
+      .def_readwrite("memory_format", &RunOptions::memory_format)
       .def_readwrite("prompt", &RunOptions::prompt)
       .def_readwrite("generate", &RunOptions::generate)
       .def_readwrite("explain", &RunOptions::explain)

@@ -37,6 +37,10 @@ void add_options(CLI::App& app, CommandLine& c) {
   app.add_option("--sparsity", r.sparsity, "2:4: weights pruned to 2 of every 4 values, run at twice the matrix rate at inference "
                                            "(devices whose .hw declares sparsity = \"2:4\")")
       ->check(CLI::IsMember({"2:4"}));
+  app.add_option("--memory-format", r.memory_format,
+                 "image tensors on a GPU: nhwc (channels-last, the default: what tensor-core convolutions read) or nchw "
+                 "(PyTorch's default contiguous format: the library transposes around every tensor-core convolution)")
+      ->check(CLI::IsMember({"nhwc", "nchw", "channels_last", "contiguous"}));
   app.add_option("--prompt", r.prompt, "decoder inference: prompt tokens prefilled (with --generate)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--generate", r.generate, "decoder inference: tokens generated one at a time against the KV cache")
       ->check(CLI::Range(1, 1 << 20));

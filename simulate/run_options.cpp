@@ -242,6 +242,7 @@ void check(const RunOptions& o) {
   named(engine::optimizer_from_name(o.optimizer), "--optimizer", o.optimizer, "sgd, adam or adamw");
   named(engine::recompute_from_name(o.recompute), "--recompute", o.recompute, "none, selective or full");
   named(engine::kernel_model_from_name(o.kernel_model), "--kernel-model", o.kernel_model, "micro or flat");
+  named(engine::memory_format_from_name(o.memory_format), "--memory-format", o.memory_format, "nhwc or nchw");
   if (!o.weights.empty() && o.weights != "int8" && o.weights != "int4")
     throw std::invalid_argument("--weights: '" + o.weights + "' is not int8 or int4");
   if (!o.sparsity.empty() && o.sparsity != "2:4")
@@ -279,6 +280,7 @@ engine::Plan plan_run(RunInputs in, const RunOptions& o) {
   if (!o.master_weights) setup.master_weights = false;
   if (!o.weights.empty()) setup.weight_bytes = o.weights == "int8" ? 1.0 : 0.5;
   setup.sparsity = o.sparsity == "2:4";
+  setup.memory_format = *engine::memory_format_from_name(o.memory_format);
   if (!o.runtime.empty()) setup.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(o.runtime)));
   if (o.prompt > 0 && !in.network_at)
     throw std::invalid_argument("--prompt/--generate need a .net with a `past` parameter (a KV cache); an .onnx graph has none");

@@ -30,6 +30,7 @@ struct RunOptions {
   std::string kernel_model = "micro";            // --kernel-model micro | flat
   std::string weights;                           // --weights int8 | int4 (empty: as --dtype)
   std::string sparsity;                          // --sparsity 2:4 (empty: dense weights)
+  std::string memory_format = "nhwc";            // --memory-format nhwc | nchw (image tensors on a GPU)
   std::int64_t prompt = 0, generate = 0;         // --prompt, --generate (decoder inference)
   std::string explain;                           // --explain LAYER
   bool layers = true;                            // per-layer rows (false: totals only, a sweep's fast path)

@@ -16,6 +16,14 @@
 //               bilinear 4, trilinear 8, bicubic 16); backward the same, scattered into a zero-filled
 //               input (2 kernels), nearest's 1 add per output (the copies' gradients summed)
 // pixel_shuffle a copy each way
+//
+// Channels-first tensors (--memory-format nchw): tensor-core convolutions read and write channels-last
+// (NHWC) tensors, so cuDNN transposes NCHW operands before the call and its result after ("The cuDNN
+// library may use padding, folding, and NCHW-to-NHWC transformations to call the Tensor Core
+// operations", cuDNN Developer Guide, Tensor Core operations; PyTorch's channels-last tutorial). Each
+// call converts what it reads and writes, each a kernel reading and writing the tensor once: forward x
+// and y; the input gradient dY and dX; the weight gradient x and dY (the filter's own conversion, C·k
+// times smaller, is left out).
 #include "engine/costs/rows.hpp"
 
 #include <algorithm>
@@ -57,6 +65,10 @@ void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
     r.gemm_backward.add({m_in, n_in, r.macs / (m_in * n_in * g), g, dy_stored, 0});
   }
   r.gemm_backward.add({forward.n, forward.k, forward.m, g, 0, x_stored});
+
+  const auto conversions = [&](double elements, int kernels) { return pass(0, elements * c.w, elements * c.w, kernels); };
+  r.nchw_forward = conversions(c.in() + c.out(), 2);
+  r.nchw_backward = conversions((c.need() ? c.out() + c.in() : 0.0) + c.in() + c.out(), c.need() ? 4 : 2);
 }
 
 void conv(const Ctx& c, OpCost& r) {

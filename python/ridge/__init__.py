@@ -500,7 +500,7 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
              correlate=(), layers=True, kernel_model="micro", prompt=None, generate=None, explain=None,
              tensor_parallel=None, pipeline_parallel=None, data_parallel=None, micro_batch=None,
              global_batch=None, interleave=None, sequence_parallel=False, zero=None, depth=None, top=None,
-             rank_by="train", measured=None, runtime=None, sparsity=None, **parameters):
+             rank_by="train", measured=None, runtime=None, sparsity=None, memory_format=None, **parameters):
     """Simulates a network on one or more devices, at one or more batches and dtypes, in one call.
 
     Keywords are simulate's options by their names (--tensor-parallel is tensor_parallel=), and the
@@ -518,7 +518,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
     depth, top, rank_by ("forward", "backward" or "train": --pass): one report's blocks or its top
     layers (.breakdown); measured: a CSV path or (layer, pass, seconds) tuples beside it (.measured).
     runtime: a runtimes/NAME.rt or a file (the software stack); sparsity="2:4": 2:4-sparse weights at
-    inference, on devices that declare them.
+    inference, on devices that declare them. memory_format: "nhwc" (the default) or "nchw" (PyTorch's
+    default layout: layout conversions around every tensor-core convolution on a GPU).
     """
     net = _load_network(network, **parameters)
     devs = [_load_device(d) for d in _as_list(device)]
@@ -533,6 +534,8 @@ def simulate(network, device, batch=1, dtype="fp32", *, optimizer="sgd", recompu
         options.runtime = os.fspath(runtime)   # runtimes/NAME.rt or a file: the software stack
     if sparsity is not None:
         options.sparsity = _word("sparsity", sparsity)
+    if memory_format is not None:
+        options.memory_format = _word("memory_format", memory_format)
     others = [_load_network(n) for n in correlate]
     return Result(_ridge.run(net, devs, others, options))
 

@@ -37,6 +37,8 @@ RUNS = [
      lambda: ridge.simulate("llama2_7b", "a100-sxm4-80gb", dtype="fp16", prompt=128, generate=8, runtime="vllm")),
     (["resnet50", "b200", "--dtype", "mxfp4", "--batch", "64", "--sparsity", "2:4", "--runtime", "tensorrt"],
      lambda: ridge.simulate("resnet50", "b200", dtype="mxfp4", batch=64, sparsity="2:4", runtime="tensorrt")),
+    (["resnet50", "a100-sxm4-40gb", "--dtype", "tf32", "--batch", "64", "--memory-format", "nchw"],
+     lambda: ridge.simulate("resnet50", "a100-sxm4-40gb", dtype="tf32", batch=64, memory_format="nchw")),
     (["gpt2", "a100-sxm4-40gb", "--dtype", "fp16", "--prompt", "128", "--generate", "32"],
      lambda: ridge.simulate("gpt2", "a100-sxm4-40gb", dtype="fp16", prompt=128, generate=32)),
     (["llama2_7b", "h100-sxm5", "--dtype", "bf16", "--serve", "--rate", "3", "--duration", "20", "--prompt-tokens", "100..400",
@@ -92,6 +94,11 @@ def test_measured_times_are_paired_as_the_program_pairs_them(tmp_path):
     assert rows["conv1"]["measured_fwd_s"] == 1e-4 and rows["linear1"]["measured_bwd_s"] == 2e-5
     with pytest.raises(ridge.RidgeError, match="is not a layer, forward or backward"):
         ridge.simulate("resnet18", "t4", measured=[("conv1", "sideways", 1e-4)])
+
+
+def test_an_unknown_memory_format_is_refused_by_name():
+    with pytest.raises(ridge.RidgeError, match="--memory-format: 'nhcw' is not nhwc or nchw"):
+        ridge.simulate("resnet18", "t4", memory_format="nhcw")
 
 
 @pytest.mark.parametrize("args,call", [
