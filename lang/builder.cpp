@@ -21,6 +21,24 @@ NetworkBuilder::NetworkBuilder(std::string network_name, ir::Shape input_shape) 
   frames_.push_back({});
 }
 
+NetworkBuilder::Value NetworkBuilder::add_input(ir::Shape shape, std::string name) {
+  ir::Layer in;
+  in.op = ir::kInputOp;
+  in.name = frames_.back().prefix + std::move(name);
+  in.origin = origin_;
+  const std::size_t hash = NameIndex::hash(in.name);
+  if (in.name == "input" || names_.contains(in.name, hash, layers_)) throw BuildError("two layers are named '" + in.name + "'");
+  in.attrs.set("shape", std::move(shape));
+  try {
+    in.output = ir::infer_shape(ir::kInputOp, in.attrs, {});
+  } catch (const ir::ShapeError& e) {
+    throw BuildError(in.name + ": " + std::string(e.what()));
+  }
+  layers_.push_back(std::move(in));
+  names_.add(hash, layers_.size() - 1);
+  return layers_.size() - 1;
+}
+
 std::string NetworkBuilder::name_for(std::string_view op_name, std::string explicit_name) {
   Frame& f = frames_.back();
   const std::string key(op_name);

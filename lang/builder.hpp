@@ -49,7 +49,12 @@ class NetworkBuilder {
 
   NetworkBuilder(std::string network_name, ir::Shape input_shape);
 
+  // The network's first input (layer 0, named "input"), whose shape the constructor takes.
   Value input() const { return 0; }
+  // A further input (an encoder-decoder's target tokens, a cross-attention's memory): a layer of its
+  // own named `name`, with the batch leading like the first's. Throws BuildError on a taken name or a
+  // shape that is no input's.
+  Value add_input(ir::Shape shape, std::string name);
   const ir::Shape& shape(Value v) const { return layers_.at(v).output; }
 
   // Any op: the one place that binds attributes (defaults from the op's spec row), infers the shape

@@ -30,6 +30,10 @@ TorchProgram::TorchProgram(const ir::Network& network, ProgramOptions options)
     : network_(network), options_(options), params_(network.layers.size()), buffers_(network.layers.size()) {
   if (network_.layers.empty() || network_.layers.front().op != ir::kInputOp)
     throw ProgramError("network '" + network_.name + "' has no input layer");
+  for (std::size_t id = 1; id < network_.layers.size(); ++id)
+    if (network_.layers[id].op == ir::kInputOp)
+      throw ProgramError("network '" + network_.name + "' takes several inputs ('" + network_.layers[id].name +
+                         "' besides the first); LibTorch programs are built for networks of one input");
   at::manual_seed(options_.seed);
   const auto o = at::TensorOptions().dtype(options_.dtype).device(options_.device);
   for (std::size_t id = 0; id < network_.layers.size(); ++id) {

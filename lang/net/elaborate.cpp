@@ -325,12 +325,24 @@ void Elaborator::exec(const ast::Statement& statement, Scope& scope, bool& retur
     void operator()(const ast::Input& s) const {
       e.step(s);
       if (!e.stack_.empty()) e.fail(s, diag::kNetStructure, "'input' belongs in the network, not in block '" + e.stack_.back().block->name.name + "'");
-      if (e.builder_) e.fail(s, diag::kNetStructure, "the network already has an input; expected one 'input' statement");
       const Value v = e.eval(s.shape, scope);
       if (v.kind != Value::Kind::List || v.items.empty())
         e.fail(s.shape, diag::kNetType, "expected the input shape as a list of sizes such as [3, 224, 224], got " + describe(v));
       ir::Shape shape;
       for (const auto& item : v.items) shape.push_back(e.to_int(Arg{{}, item, &s.shape}, "an input dimension"));
+      // The first input is layer 0, "input"; a further one (an encoder-decoder's second sequence) is a
+      // layer named after its variable.
+      if (e.builder_) {
+        if (const Value* taken = scope.find(s.name.name); taken && taken->kind == Value::Kind::Tensor)
+          e.fail(s.name, diag::kNetStructure, "'" + s.name.name + "' is already a value of the network; an input needs a name of its own");
+        e.builder_->set_origin(e.sources_.origin(s));
+        try {
+          scope[s.name.name] = Value::of_tensor(e.builder_->add_input(shape, s.name.name));
+        } catch (const std::exception& ex) {
+          e.fail(s.shape, diag::kNetShape, ex.what());
+        }
+        return;
+      }
       try {
         e.builder_.emplace(e.network_name(), shape);
       } catch (const std::exception& ex) {

@@ -123,10 +123,14 @@ Value linear(Importer& im, const onnx::NodeProto& n, const Value& x, const Value
   if (xs.empty() || xs.back() != in)
     im.fail(n, "the weight " + ir::to_string(w.dims) + " does not fit an input of " + ir::to_string(im.full_shape(x)));
   ir::Attrs attrs{{"out", out}, {"bias", bias}};
-  const auto owner = im.owner(w.weight);
+  // A slice of a learned tensor is a weight of its own: nn.MultiheadAttention's cross-attention splits
+  // its packed in_proj_weight into the queries' [E, E] and the keys' and values' [2E, E], two linear
+  // layers that together hold the tensor once. The same slice read twice is a tied weight.
+  const std::string key = w.weight + w.part;
+  const auto owner = im.owner(key);
   if (owner) attrs.set("tied", static_cast<std::int64_t>(*owner));
   Value y = im.emit("linear", {x}, std::move(attrs), n, x.batch_axis, name);
-  if (!owner) im.set_owner(w.weight, y.layer);
+  if (!owner) im.set_owner(key, y.layer);
   return y;
 }
 

@@ -261,6 +261,7 @@ void concat(Importer& im, const onnx::NodeProto& n) {
     }
     element_count_checked(v.dims, "its result");
     v.slices.clear();
+    v.part.clear();
     v.data.reset();
     return im.set_output(n, 0, v);
   }
@@ -483,6 +484,8 @@ void slice(Importer& im, const onnx::NodeProto& n) {
       const auto a = static_cast<std::size_t>(s.axes[k]);
       ranges[a] = strided_range(s.starts[k], s.ends[k], s.steps[k], full[a]);
       dims[a] = ranges[a].count;
+      if (!x.weight.empty() && dims[a] != full[a])
+        v.part += "[" + std::to_string(s.axes[k]) + ":" + std::to_string(ranges[a].first) + "+" + std::to_string(dims[a]) + "]";
     }
     v.dims = dims;
     if (x.data) {
@@ -694,6 +697,7 @@ void fold_unary(Importer& im, const onnx::NodeProto& n) {
     for (double& d : *v.data) d = F(d);
   v.weight.clear();   // a constant computed from a buffer (a mask): known in shape, not learned
   v.slices.clear();
+  v.part.clear();
   im.set_output(n, 0, v);
 }
 double neg_(double a) { return -a; }

@@ -169,6 +169,10 @@ std::string write(const ir::Network& net, const std::vector<net_text::Block>& bl
       continue;
     }
     vars[i] = names.take(net.layers[i].name);
+    if (net.layers[i].op == ir::kInputOp) {   // a further input, named after its variable
+      out << "  input " << vars[i] << ": " << value(net.layers[i].output) << "\n";
+      continue;
+    }
     out << "  " << vars[i] << " = " << call(net.layers[i], var, no_argument) << " as " << vars[i] << "\n";
   }
   out << "  return " << vars.at(net.output) << "\n}\n";

@@ -14,38 +14,42 @@ bool is_sequence_name(const std::string& name) {
   return name == "seq_len" || name == "sequence" || name == "sequence_length" || name == "seq";
 }
 
-// The graph's one data input: a graph input that is not an initializer and is read by some node.
-const onnx::ValueInfoProto& data_input(const Graph& g) {
+// The graph's data inputs, in its order: graph inputs that are not initializers and that some node
+// reads. The first is the network's input; each further one a network input of its own (an
+// encoder-decoder's target, a cross-attention's memory), with the batch on the same axis.
+std::vector<const onnx::ValueInfoProto*> data_inputs(const Graph& g) {
   std::set<std::string> initializers;
   for (const auto& t : g.graph().initializer()) initializers.insert(t.name());
-  const onnx::ValueInfoProto* found = nullptr;
-  std::string all;
-  for (const auto& v : g.graph().input()) {
-    if (initializers.count(v.name()) || !g.consumers.count(v.name())) continue;
-    all += (all.empty() ? "" : ", ") + v.name();
-    if (found) throw OnnxError("the graph takes several inputs (" + all + "); a Ridge network takes one", diag::kOnnxInput);
-    found = &v;
-  }
-  if (!found) throw OnnxError("the graph has no input that a node reads", diag::kOnnxInput);
-  return *found;
+  std::vector<const onnx::ValueInfoProto*> found;
+  for (const auto& v : g.graph().input())
+    if (!initializers.count(v.name()) && g.consumers.count(v.name())) found.push_back(&v);
+  if (found.empty()) throw OnnxError("the graph has no input that a node reads", diag::kOnnxInput);
+  return found;
 }
 
 // A binding (--dim, --set, --seq-len) that names no symbolic axis of the input changes nothing: a typo
 // or a misunderstanding, refused with what the axes are called. The batch axis (options.batch_axis,
 // 0 unless said) is set by --batch.
-void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions& options) {
+void check_every_binding_used(const std::vector<const onnx::ValueInfoProto*>& inputs, const OnnxOptions& options) {
+  const onnx::ValueInfoProto& in = *inputs.front();
   const auto& dims = in.type().tensor_type().shape().dim();
   const int batch = options.batch_axis;
   std::vector<std::string> symbolic;
   bool sequence = false;
-  for (int i = 0; i < dims.size(); ++i)
-    if (i != batch && !dims[i].has_dim_value() && !dims[i].dim_param().empty()) {
-      symbolic.push_back(dims[i].dim_param());
-      sequence = sequence || is_sequence_name(dims[i].dim_param());
-    }
+  for (const onnx::ValueInfoProto* each : inputs) {
+    const auto& its = each->type().tensor_type().shape().dim();
+    for (int i = 0; i < its.size(); ++i)
+      if (i != batch && !its[i].has_dim_value() && !its[i].dim_param().empty() &&
+          std::find(symbolic.begin(), symbolic.end(), its[i].dim_param()) == symbolic.end()) {
+        symbolic.push_back(its[i].dim_param());
+        sequence = sequence || is_sequence_name(its[i].dim_param());
+      }
+  }
+  std::string named = "graph input '" + in.name() + "'";
+  for (std::size_t k = 1; k < inputs.size(); ++k) named += (k + 1 == inputs.size() ? " or '" : ", '") + inputs[k]->name() + "'";
   for (const auto& [name, value] : options.dims) {
     if (std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end() || (name == "seq_len" && sequence)) continue;
-    std::string message = "'" + name + "=" + std::to_string(value) + "' binds no axis of graph input '" + in.name() + "'";
+    std::string message = "'" + name + "=" + std::to_string(value) + "' binds no axis of " + named;
     if (batch < dims.size() && !dims[batch].has_dim_value() && dims[batch].dim_param() == name)
       message += ": axis " + std::to_string(batch) + " ('" + name + "') is the batch; set it with --batch";
     else if (symbolic.empty())
@@ -60,10 +64,9 @@ void check_every_binding_used(const onnx::ValueInfoProto& in, const OnnxOptions&
   }
 }
 
-// The input's per-sample shape: the batch axis (options.batch_axis) left out; every other axis a number
+// An input's per-sample shape: the batch axis (options.batch_axis) left out; every other axis a number
 // or a bound name.
-ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_batch) {
-  const onnx::ValueInfoProto& in = data_input(g);
+ir::Shape input_shape(const onnx::ValueInfoProto& in, const OnnxOptions& options, int& declared_batch) {
   if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
     throw OnnxError("graph input '" + in.name() + "' declares no tensor shape", diag::kOnnxInput);
   const auto& dims = in.type().tensor_type().shape().dim();
@@ -104,7 +107,14 @@ ir::Shape input_shape(const Graph& g, const OnnxOptions& options, int& declared_
     shape.push_back(v);
   }
   element_count_checked(shape, "graph input '" + in.name() + "'");
-  check_every_binding_used(in, options);
+  return shape;
+}
+
+// The first input's shape, every binding checked against all of them (the builder is made from it).
+ir::Shape first_input_shape(const Graph& g, const OnnxOptions& options, int& declared_batch) {
+  const std::vector<const onnx::ValueInfoProto*> inputs = data_inputs(g);
+  ir::Shape shape = input_shape(*inputs.front(), options, declared_batch);
+  check_every_binding_used(inputs, options);
   return shape;
 }
 
@@ -119,7 +129,7 @@ std::string graph_name(const Graph& g) {
 }  // namespace
 
 Importer::Importer(const Graph& graph, const OnnxOptions& options)
-    : graph_(graph), options_(options), builder_(graph_name(graph), input_shape(graph, options, input_batch_)) {}
+    : graph_(graph), options_(options), builder_(graph_name(graph), first_input_shape(graph, options, input_batch_)) {}
 
 void Importer::fail(const onnx::NodeProto& n, const std::string& why, std::string_view id) const {
   throw OnnxError(why, id, describe(n, node_index(graph_.graph(), n)));
@@ -275,8 +285,25 @@ Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs a
 }
 
 void Importer::add_inputs() {
-  const onnx::ValueInfoProto& in = data_input(graph_);
-  values_.insert_or_assign(in.name(), Value::of_layer(builder_.input(), options_.batch_axis));
+  const std::vector<const onnx::ValueInfoProto*> inputs = data_inputs(graph_);
+  values_.insert_or_assign(inputs.front()->name(), Value::of_layer(builder_.input(), options_.batch_axis));
+  for (std::size_t k = 1; k < inputs.size(); ++k) {
+    const onnx::ValueInfoProto& in = *inputs[k];
+    int batch = 0;
+    const ir::Shape shape = input_shape(in, options_, batch);
+    if (batch != input_batch_)   // one batch for the whole network: both static and equal, or both symbolic
+      throw OnnxError("graph input '" + in.name() + "' declares a batch of " + (batch ? std::to_string(batch) : "?") + " and '" +
+                          inputs.front()->name() + "' one of " + (input_batch_ ? std::to_string(input_batch_) : "?") +
+                          " on axis " + std::to_string(options_.batch_axis) + "; a network's inputs share one batch",
+                      diag::kOnnxInput);
+    std::string name;
+    for (const char c : in.name()) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    try {
+      values_.insert_or_assign(in.name(), Value::of_layer(builder_.add_input(shape, unique_name(name)), options_.batch_axis));
+    } catch (const BuildError& e) {
+      throw OnnxError("graph input '" + in.name() + "': " + e.what(), diag::kOnnxInput);
+    }
+  }
   for (const auto& t : graph_.graph().initializer()) {
     Value v = read_tensor(t, "initializer '" + t.name() + "'");
     v.weight = t.name();

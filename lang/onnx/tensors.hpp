@@ -49,6 +49,10 @@ struct Value {
   // shape and the slices (axis, start, size) taken of it, applied when it is read as data.
   ir::Shape base_dims;
   std::vector<std::array<std::int64_t, 3>> slices;
+  // Which part of the learned tensor `weight` this is, when sliced ("[axis:start+size]", one per slice,
+  // whether or not its values are here): two parts of one tensor are two weights (a packed in_proj
+  // split into queries and keys-and-values), the same part read twice one tied weight.
+  std::string part;
 
   bool is_layer() const { return kind == Kind::Layer; }
   bool batched() const { return is_layer() && batch_axis >= 0; }

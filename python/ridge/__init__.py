@@ -14,6 +14,7 @@ Every table follows the one output schema of `simulate --format json` (docs/outp
 each row starts with network, device, device_id, batch, dtype; SI base units throughout.
 Errors in a file or text raise ridge.RidgeError, whose message is the file:line:col diagnostic.
 """
+import inspect
 import io
 import os
 import warnings
@@ -124,7 +125,15 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
         if isinstance(x, torch.Tensor) and not 0 <= batch_axis < x.dim():
             raise RidgeError(f"from_torch: the batch axis {batch_axis} is not an axis of an example input of shape "
                              f"{list(x.shape)}")
-    tensors = [f"input{i}" for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
+    # Each tensor argument is an input of the network, named after the forward's parameter where it has
+    # one (nn.Transformer: src, then tgt); the first is the network's `input` layer.
+    try:
+        named = [p.name for p in inspect.signature(model.forward).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        named = []
+    tensors = [named[i] if i < len(named) and named[i] not in keywords else f"input{i}"
+               for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
     tensors += [k for k, x in keywords.items() if isinstance(x, torch.Tensor)]
     axes = {n: {batch_axis: "batch"} for n in tensors}
     axes["output"] = {batch_axis: "batch"}

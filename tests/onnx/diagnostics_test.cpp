@@ -180,3 +180,56 @@ TEST_CASE("an input whose batch is axis 1 imports with that axis left out, and a
     CHECK_THAT(e.diagnostics().front().message, Catch::Contains("the batch axis 3 is not an axis of graph input 'x' (3 axes)"));
   }
 }
+
+namespace {
+
+// A second graph input named `name`: [batch, dims...], the batch symbolic ("batch") or static.
+void second_input(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> dims, std::int64_t batch = 0) {
+  auto* in = m.mutable_graph()->add_input();
+  in->set_name(name);
+  auto* t = in->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  if (batch > 0) t->mutable_shape()->add_dim()->set_dim_value(batch);
+  else t->mutable_shape()->add_dim()->set_dim_param("batch");
+  for (const auto d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+}  // namespace
+
+// Issue #38: every data input a node reads is an input of the network (nn.Transformer's src and tgt).
+TEST_CASE("a graph of two data inputs imports as a network of two; they share one batch") {
+  auto m = model({3, 8, 8});
+  second_input(m, "other.input", {3, 8, 8});
+  node(m, "Add", {"x", "other.input"}, {"y"}, "sum");
+  const ir::Network net = lang::parse_onnx(m.SerializeAsString(), "two.onnx").network;
+  REQUIRE(net.layers.size() == 3);
+  CHECK(net.layers[0].name == "input");
+  CHECK(net.layers[1].op == ir::kInputOp);
+  CHECK(net.layers[1].name == "other_input");   // the graph input's name, made a layer name
+  CHECK(net.layers[1].output == ir::Shape{3, 8, 8});
+  CHECK(net.layers[2].inputs == std::vector<ir::LayerId>{0, 1});
+  // An input no node reads is no input of the network.
+  auto unread = model({3, 8, 8});
+  second_input(unread, "mask", {8});
+  node(unread, "Relu", {"x"}, {"y"});
+  CHECK(lang::parse_onnx(unread.SerializeAsString(), "unread.onnx").network.layers.size() == 2);
+  // Static batches that differ cannot be one network's.
+  auto apart = model({3, 8, 8});
+  apart.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(2);
+  second_input(apart, "z", {3, 8, 8}, 4);
+  node(apart, "Add", {"x", "z"}, {"y"});
+  const lang::Diagnostic d = refusal(apart);
+  CHECK(d.id == lang::diag::kOnnxInput);
+  CHECK_THAT(d.message, Catch::Contains("graph input 'z' declares a batch of 4 and 'x' one of 2") &&
+                            Catch::Contains("a network's inputs share one batch"));
+  // A binding may name an axis of any input.
+  auto symbolic = model({3, 8, 8});
+  second_input(symbolic, "tgt", {});
+  symbolic.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("tgt_len");
+  node(symbolic, "Relu", {"tgt"}, {"t"});
+  node(symbolic, "Relu", {"x"}, {"y"});
+  lang::OnnxOptions o;
+  o.dims = {{"tgt_len", 5}};
+  const ir::Network bound = lang::parse_onnx(symbolic.SerializeAsString(), "bound.onnx", o).network;
+  CHECK(bound.layers[1].output == ir::Shape{5});
+}

@@ -199,3 +199,27 @@ TEST_CASE("same layers: names and the order of independent layers and of add's o
   CHECK(lang::same_layers(net("  return x -> layernorm(eps: 1e-5)\n"), net("  return x -> layernorm(eps: 0.0000100000001)\n")));
   CHECK_FALSE(lang::same_layers(net("  return x -> layernorm(eps: 1e-5)\n"), net("  return x -> layernorm(eps: 1e-6)\n")));
 }
+
+TEST_CASE("a network of two inputs is written with two input statements and elaborates to the same layers") {
+  auto m = model({3, 8, 8});
+  auto* in = m.mutable_graph()->add_input();
+  in->set_name("memory");
+  auto* t = in->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const std::string d : {"batch"}) t->mutable_shape()->add_dim()->set_dim_param(d);
+  for (const std::int64_t d : {3, 8, 8}) t->mutable_shape()->add_dim()->set_dim_value(d);
+  node(m, "Relu", {"memory"}, {"r"}, "relu");
+  node(m, "Add", {"x", "r"}, {"y"}, "sum");
+  const ir::Network onnx = lang::parse_onnx(m.SerializeAsString(), "two.onnx").network;
+  const std::string text = lang::to_net_text(onnx);
+  CHECK_THAT(text, Catch::Contains("  input x: [3, 8, 8]\n") && Catch::Contains("  input memory: [3, 8, 8]\n"));
+  const ir::Network net = lang::parse_network(text, "two.net");
+  REQUIRE(net.layers.size() == onnx.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    CAPTURE(i);
+    CHECK(net.layers[i].name == onnx.layers[i].name);
+    CHECK(net.layers[i].op == onnx.layers[i].op);
+    CHECK(net.layers[i].inputs == onnx.layers[i].inputs);
+    CHECK(net.layers[i].output == onnx.layers[i].output);
+  }
+}

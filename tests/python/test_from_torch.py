@@ -207,9 +207,37 @@ def test_from_torch_one_tensor_for_several_arguments_is_one_input():
     # Its default returns the heads' averaged weights too, which Ridge does not import: the error says how.
     with pytest.raises(ridge.RidgeError, match="need_weights=False"):
         ridge.from_torch(model, (x, x, x))
-    # Distinct tensors are distinct inputs, which a Ridge network cannot take.
-    with pytest.raises(ridge.RidgeError, match="several inputs"):
-        ridge.from_torch(model, (x, torch.randn(1, 12, 64), torch.randn(1, 12, 64)), kwargs={"need_weights": False})
+    # Distinct tensors are distinct inputs of the network: queries of 10 positions attend to 12 keys
+    # and values, each projected by its own third of the packed in_proj_weight.
+    q_k_v = ridge.from_torch(model, (x, torch.randn(1, 12, 64), torch.randn(1, 12, 64)), kwargs={"need_weights": False})
+    result = ridge.simulate(q_k_v, "a100-sxm4-40gb", batch=1)
+    assert [row["op"] for row in result.layers.rows()].count("input") == 3
+    assert result.total("params") == torch_params(model)
+    assert result.total("macs") == 10 * 64 * 64 + 2 * 12 * 64 * 64 + 2 * 10 * 12 * 64 + 10 * 64 * 64
+
+
+def test_from_torch_encoder_decoder_modules_take_two_inputs():
+    # nn.Transformer(src, tgt): a network of two inputs, the decoder's cross-attention reading the
+    # encoder's memory. d_model E = 64, 4 heads, feed-forward F = 128, source S = 10, target T = 7.
+    E, F, S, T = 64, 128, 10, 7
+    encoder_layer = S * E * 3 * E + 2 * S * S * E + S * E * E + 2 * S * E * F
+    decoder_layer = (T * E * 3 * E + 2 * T * T * E + T * E * E          # self-attention
+                     + T * E * E + S * E * 2 * E + 2 * T * S * E + T * E * E   # cross-attention: q; k and v
+                     + 2 * T * E * F)
+    for batch_first in (True, False):
+        model = torch.nn.Transformer(E, 4, 2, 2, F, batch_first=batch_first).eval()
+        src, tgt = (torch.randn(1, S, E), torch.randn(1, T, E)) if batch_first else (torch.randn(S, 1, E), torch.randn(T, 1, E))
+        net = ridge.from_torch(model, (src, tgt), batch_axis=0 if batch_first else 1)
+        result = ridge.simulate(net, "a100-sxm4-40gb", batch=3)
+        inputs = [row for row in result.layers.rows() if row["op"] == "input"]
+        assert [row["name"] for row in inputs] == ["input", "tgt"]   # named after forward's parameters
+        assert result.total("params") == torch_params(model)
+        assert result.total("macs") == 3 * (2 * encoder_layer + 2 * decoder_layer)
+    # A decoder alone: tgt and the memory it attends to.
+    decoder = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(E, 4, F, batch_first=True), 3).eval()
+    result = ridge.simulate(ridge.from_torch(decoder, (torch.randn(1, T, E), torch.randn(1, S, E))), "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == torch_params(decoder)
+    assert result.total("macs") == 3 * decoder_layer
 
 
 def test_from_torch_sequence_first_modules_take_their_batch_axis():

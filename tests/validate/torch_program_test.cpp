@@ -208,3 +208,10 @@ TEST_CASE("every op runs in LibTorch with the IR's shapes and parameter count, o
   program.set_training(true);   // batch statistics and dropout masks: the training graph runs too
   check_shapes(program, 3);
 }
+
+TEST_CASE("a network of several inputs is refused by name: LibTorch programs take one") {
+  lang::NetworkBuilder b("two", {4});
+  const auto memory = b.add_input({4}, "memory");
+  const ir::Network net = b.finish(b.add(b.input(), memory));
+  CHECK_THROWS_WITH(validate::TorchProgram(net, {}), Catch::Contains("takes several inputs ('memory' besides the first)"));
+}
