@@ -238,3 +238,27 @@ TEST_CASE("an epilogue's arithmetic runs under the GEMM's main loop: a fused ReL
       net, a100, {.batch = 64, .precision = ir::Precision::FP16, .runtime = catalogue_runtime("tensorrt")}, "bn1"));
   CHECK_THAT(text, Catch::Contains("runs inside conv1's kernel") && Catch::Contains("in the GEMM's epilogue"));
 }
+
+TEST_CASE("Megatron-Core's Llama layer: SwiGLU and rotary fused forward and backward, attention flash") {
+  // megatron-core.rt: bias_swiglu_impl runs SiLU(gate) * up as one kernel, Transformer Engine's fused
+  // RoPE one kernel per rotated tensor (the zoo writes each as a mul and an add), each forward and
+  // backward; attention is TE's fused kernel. Against flash attention with nothing fused: three
+  // launches fewer per layer in each direction.
+  const ir::Network one = zoo("llama", {{"layers", "1"}, {"seq_len", "64"}});
+  const ir::Network two = zoo("llama", {{"layers", "2"}, {"seq_len", "64"}});
+  const auto per_layer = [&](const std::string& rt, bool backward) {
+    return launches(workload_under(two, rt), backward) - launches(workload_under(one, rt), backward);
+  };
+  CHECK(per_layer("megatron-core", false) == per_layer("flash-only", false) - 3);
+  CHECK(per_layer("megatron-core", true) == per_layer("flash-only", true) - 3);
+  const engine::fusion::Plan plan = engine::fusion::plan(two, catalogue_runtime("megatron-core").get());
+  REQUIRE(!plan.backward.empty());
+  const auto fwd = kernels_of(two, plan, plan.forward_train);
+  CHECK(fwd.at("decoder_layer1.mul1") == "decoder_layer1.act_fn");
+  CHECK(fwd.at("decoder_layer1.q_rope.sin") == "decoder_layer1.q_rope.cos");
+  // The residual adds and RMSNorms stay PyTorch's (Transformer Engine's) own kernels.
+  CHECK(fwd.at("decoder_layer1.post_attention_layernorm") == "decoder_layer1.post_attention_layernorm");
+  // GPT-2: no SwiGLU, no RoPE; only the attention changes.
+  const ir::Network gpt2 = zoo("gpt2", {{"layers", "2"}, {"seq_len", "64"}});
+  CHECK(launches(workload_under(gpt2, "megatron-core")) == launches(workload_under(gpt2, "flash-only")));
+}

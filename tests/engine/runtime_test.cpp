@@ -51,10 +51,11 @@ TEST_CASE("every runtime of the catalogue parses, names its version and sources 
   CHECK(std::filesystem::exists(vllm));
 }
 
-TEST_CASE("under pytorch-eager every prediction is the network's and the device's own") {
-  const auto eager = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("pytorch-eager")));
+TEST_CASE("under pytorch-eager (and deepspeed, whose layers are PyTorch's) every prediction is the network's and the device's own") {
+  for (const char* runtime : {"pytorch-eager", "deepspeed"})
   for (const char* name : {"gpt2", "resnet18", "llama2_7b"}) {
-    CAPTURE(name);
+    CAPTURE(runtime, name);
+    const auto eager = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(runtime)));
     const ir::Network net = lang::load_network(lang::resolve_network_path(name), {});
     engine::Options plain{.precision = ir::Precision::BF16};
     engine::Options with = plain;
