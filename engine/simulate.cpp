@@ -572,8 +572,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
         t.bytes_bwd += size * stored.nchw_backward.bytes();
         t.kernels_bwd += static_cast<int>(size) * stored.nchw_backward.kernels;
       }
-      const LayerTimes plain = timer.time(stored, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
-      conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
+      if (full) {   // a sweep's totals carry no notes
+        const LayerTimes plain = timer.time(stored, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
+        conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
+      }
     }
     gt.fwd = lt.forward;
     gt.fwd_train = lt.forward_train;
