@@ -6,34 +6,36 @@
 
 namespace ridge::lang {
 
-NetworkBuilder::NetworkBuilder(std::string network_name, ir::Shape input_shape) {
-  network_.name = std::move(network_name);
-  ir::Layer in;
-  in.name = "input";
-  in.op = ir::kInputOp;
-  in.attrs.set("shape", std::move(input_shape));
-  try {
-    in.output = ir::infer_shape(ir::kInputOp, in.attrs, {});
-  } catch (const ir::ShapeError& e) {
-    throw BuildError("input: " + std::string(e.what()));
-  }
-  layers_.push_back(std::move(in));
-  frames_.push_back({});
-}
+namespace {
 
-NetworkBuilder::Value NetworkBuilder::add_input(ir::Shape shape, std::string name) {
+// An input layer of this name and per-sample shape: the first input and every further one.
+ir::Layer input_layer(std::string name, ir::Shape shape) {
   ir::Layer in;
+  in.name = std::move(name);
   in.op = ir::kInputOp;
-  in.name = frames_.back().prefix + std::move(name);
-  in.origin = origin_;
-  const std::size_t hash = NameIndex::hash(in.name);
-  if (in.name == "input" || names_.contains(in.name, hash, layers_)) throw BuildError("two layers are named '" + in.name + "'");
   in.attrs.set("shape", std::move(shape));
   try {
     in.output = ir::infer_shape(ir::kInputOp, in.attrs, {});
   } catch (const ir::ShapeError& e) {
     throw BuildError(in.name + ": " + std::string(e.what()));
   }
+  return in;
+}
+
+}  // namespace
+
+NetworkBuilder::NetworkBuilder(std::string network_name, ir::Shape input_shape) {
+  network_.name = std::move(network_name);
+  layers_.push_back(input_layer("input", std::move(input_shape)));
+  frames_.push_back({});
+}
+
+NetworkBuilder::Value NetworkBuilder::add_input(ir::Shape shape, std::string name) {
+  name = frames_.back().prefix + std::move(name);
+  const std::size_t hash = NameIndex::hash(name);
+  if (name == "input" || names_.contains(name, hash, layers_)) throw BuildError("two layers are named '" + name + "'");
+  ir::Layer in = input_layer(std::move(name), std::move(shape));
+  in.origin = origin_;
   layers_.push_back(std::move(in));
   names_.add(hash, layers_.size() - 1);
   return layers_.size() - 1;
