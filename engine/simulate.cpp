@@ -1,4 +1,5 @@
 #include "engine/simulate.hpp"
+#include "engine/host_allocator.hpp"
 
 #include "engine/runtime.hpp"
 #include "engine/sparsity.hpp"
@@ -505,6 +506,24 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     }
   }
   const LayerTimer timer{bw, launch, fresh, micro, matrix_facts ? &*matrix_facts : nullptr, plans};
+  // Where the device calibrated its fresh pages (a CPU), the inference forward's come from replaying
+  // what eager LibTorch allocates through glibc's arena (engine/host_allocator.hpp), in place of
+  // FreshMemory's charges; per layer (s), and summed per group of layers that time alike.
+  std::vector<double> inference_fresh_s, group_inference_fresh_s;
+  if (fresh.first_touch > 0) {
+    inference_fresh_s = steady_fresh_bytes(eager_cpu_inference_requests(net, opt.batch, opt.precision), net.layers.size(),
+                                           fresh.threshold);
+    group_inference_fresh_s.assign(w.groups.size(), 0.0);
+    for (std::size_t id = 0; id < inference_fresh_s.size(); ++id) {
+      inference_fresh_s[id] /= fresh.first_touch;
+      group_inference_fresh_s[w.group_of[id]] += inference_fresh_s[id];
+    }
+  }
+  const auto with_fresh = [](PassTime pass, double fresh_s) {
+    pass.paleo_s += fresh_s - pass.fresh_s;
+    pass.fresh_s = fresh_s;
+    return pass;
+  };
   // The GPU's L2 (0: not given, or the flat model): an inference forward whose span fits runs from it.
   const double l2_size = matrix_facts ? matrix_facts->l2_size : 0.0;
   // 2:4-sparse weights run at twice the matrix peak (the flat model's and the roofline's peak).
@@ -589,6 +608,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     };
     charge(gt.fwd);
     charge(gt.fwd_train);
+    if (!group_inference_fresh_s.empty()) gt.fwd = with_fresh(gt.fwd, group_inference_fresh_s[g] / size);
     if (c.backward.kernels > 0) charge(gt.bwd);
 
     const bool ran = c.forward.kernels + c.forward_train.kernels + c.backward.kernels > 0;
@@ -621,7 +641,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                           .fwd = c.forward,
                           .fwd_train = c.forward_train,
                           .bwd = c.backward,
-                          .time_fwd = gt.fwd,
+                          .time_fwd = inference_fresh_s.empty() ? gt.fwd : with_fresh(gt.fwd, inference_fresh_s[id]),
                           .time_fwd_train = gt.fwd_train,
                           .time_bwd = gt.bwd,
                           .peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
