@@ -23,6 +23,15 @@ std::vector<ir::Network> kernel_probes() {
       };
       probes.push_back(b.finish(b.adaptive_avgpool(depthwise(depthwise(depthwise(b.input(), 1), 2), 1), 1, 1)));
     }
+  // Pointwise probes: a 1x1 convolution expanding the channels four times and one projecting them
+  // back, as a bottleneck or an inverted residual does, over maps from 112x112 to 7x7.
+  constexpr Shape kPointwise[] = {{16, 112}, {32, 56}, {64, 56}, {128, 28}, {256, 14}, {512, 7}};
+  for (const Shape& shape : kPointwise) {
+    const std::int64_t c = shape.channels, size = shape.size;
+    lang::NetworkBuilder b("probe_pw_c" + std::to_string(c) + "_s" + std::to_string(size), {c, size, size});
+    const auto expanded = b.conv(b.input(), 4 * c, 1, {.bias = false});
+    probes.push_back(b.finish(b.adaptive_avgpool(b.conv(expanded, c, 1, {.bias = false}), 1, 1)));
+  }
   return probes;
 }
 

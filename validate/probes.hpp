@@ -1,6 +1,7 @@
 // Probes: small networks calibrate measures beside the user's, so that an op class or op the engine
 // times by its own PPP has layers to fit even when the user's networks have none. The classic CNNs
-// one calibrates on (alexnet, vgg11, resnet18) have no depthwise convolution and one global pool:
+// one calibrates on (alexnet, vgg11, resnet18) have no depthwise convolution, three 1x1 ones and one
+// global pool:
 // without probes the depthwise classes took the dense conv's PPP (MobileNetV3's and EfficientNet's
 // training steps came out 15-30 % fast, their 5x5 depthwise backward running at a twentieth of its
 // roofline bound) and the squeeze-excite pools took the max pools' and were predicted 30-60x slow
@@ -19,6 +20,8 @@ namespace ridge::validate {
 // convs (stride 1, 2, 1: the depthwise and depthwise_large classes) and a global average pool (the
 // reduction class). The first conv's backward computes the weight gradient only, as a network's first
 // layer does, and the engine counts it so; every later layer gets a gradient through the convs' weights.
+// Then pointwise probes (the pointwise class: dense 1x1 convolutions), which the classic CNNs hold
+// almost none of: an input, a 1x1 conv to four times the channels, one back, and a global average pool.
 std::vector<ir::Network> kernel_probes();
 
 }  // namespace ridge::validate

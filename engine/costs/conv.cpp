@@ -79,6 +79,7 @@ void conv(const Ctx& c, OpCost& r) {
     r.matrix_unit = false;
     return;
   }
+  if (groups == 1 && product(c.a().ints("kernel")) == 1) r.op_class = ir::OpClass::Pointwise;
   implicit_gemms(c, r, groups);
 }
 

@@ -19,7 +19,7 @@ namespace ridge::ir {
 
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one
 // (OpSpec::op_class, narrowed by its cost row). Why each class exists is said at its row below.
-enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction };
+enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction, Pointwise };
 
 // The PPP a class is timed with before calibration: fractions of peak compute and peak bandwidth,
 // the same for every pass. Every catalogue GPU runs on these (no catalogue .hw sets a PPP).
@@ -99,6 +99,15 @@ inline constexpr std::array kOpClasses{
     OpClassRow{.op_class = OpClass::Reduction, .name = "reduction", .fallback = OpClass::Pooling,
                .default_ppp = std::nullopt, .matrix_unit = false, .streams = true,
                .plot_label = "reduction (global pool, mean, sum)"},
+    // Pointwise: a dense 1x1 convolution (ResNet's bottlenecks, MobileNet's expansions and
+    // projections, DenseNet's bottlenecks). On a CPU its GEMM reduces over the input channels alone
+    // and LibTorch runs it on other kernels than a 3x3's (at one thread below batch 16, not oneDNN at
+    // all: aten/src/ATen/native/Convolution.cpp, use_mkldnn): calibrated without it, ResNet-50's 1x1
+    // convolutions came out 22-38 % fast while its 3x3 ones were within 5 % (issue #37,
+    // docs/results/2026-11-27-fault-volume.md). On the matrix units, the GEMM the kernel model plans.
+    OpClassRow{.op_class = OpClass::Pointwise, .name = "pointwise", .fallback = OpClass::MatMul,
+               .default_ppp = std::nullopt, .matrix_unit = true, .streams = false,
+               .plot_label = "1x1 conv"},
 };
 inline constexpr std::size_t kOpClassCount = kOpClasses.size();
 

@@ -109,16 +109,19 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   CHECK(std::any_of(r.device.provenance.begin(), r.device.provenance.end(),
                     [](const std::string& p) { return p.find("leaving each fitted network out of the fit (2 fits)") != std::string::npos; }));
   // The small CNNs have no depthwise conv: the probes alone give the class its PPP. Three convs in each
-  // probe; half the probes 3x3 (depthwise), half 5x5 (depthwise_large).
+  // depthwise probe, five probes 3x3 (depthwise) and five 5x5 (depthwise_large); two 1x1 convs in
+  // each of six pointwise probes.
   REQUIRE(r.fit.groups.contains({ir::OpClass::Depthwise, ir::Pass::Backward}));
-  CHECK(r.fit.groups.at({ir::OpClass::Depthwise, ir::Pass::Backward}).samples == 3 * validate::kernel_probes().size() / 2);
+  CHECK(r.fit.groups.at({ir::OpClass::Depthwise, ir::Pass::Backward}).samples == 3 * 5);
   CHECK(r.fit.groups.contains({ir::OpClass::DepthwiseLarge, ir::Pass::Backward}));
+  REQUIRE(r.fit.groups.contains({ir::OpClass::Pointwise, ir::Pass::Backward}));
+  CHECK(r.fit.groups.at({ir::OpClass::Pointwise, ir::Pass::Backward}).samples == 2 * 6);
   // The small CNNs' global pool and the probes' are the reduction class's samples.
   CHECK(r.fit.groups.at({ir::OpClass::Reduction, ir::Pass::Forward}).samples == 2 + validate::kernel_probes().size());
   REQUIRE(r.device.ppp.contains({ir::OpClass::Depthwise, ir::Pass::Backward}));
   const ir::Efficiency& dw = r.device.ppp.at({ir::OpClass::Depthwise, ir::Pass::Backward});
   const std::string dw_source = dw.compute_curve ? dw.compute_curve->source : dw.compute ? dw.compute->source : "";
-  CHECK_THAT(dw_source, Catch::Contains("small_a, small_b and 10 kernel probes"));
+  CHECK_THAT(dw_source, Catch::Contains("small_a, small_b and 16 kernel probes"));
   CHECK_FALSE(r.fit.groups.empty());
   CHECK(r.device.kind == ir::DeviceKind::CPU);
   const ir::Device back = lang::parse_device(validate::write_hw(r.device), "calibrated.hw");

@@ -12,10 +12,10 @@ using namespace ridge;
 
 TEST_CASE("the kernel probes cover the classes the classic CNNs lack") {
   const auto probes = validate::kernel_probes();
-  REQUIRE(probes.size() == 10);
+  REQUIRE(probes.size() == 16);
   std::set<std::string> names, ops;
   std::set<ir::OpClass> classes;
-  std::set<std::int64_t> kernels, sizes, strides;
+  std::set<std::int64_t> kernels, sizes, strides, pointwise_sizes;
   for (const ir::Network& net : probes) {
     INFO(net.name);
     names.insert(net.name);
@@ -33,6 +33,13 @@ TEST_CASE("the kernel probes cover the classes the classic CNNs lack") {
         strides.insert(layer.attrs.ints("stride").at(0));
         sizes.insert(net.layers[i - 1].output.at(1));
       }
+      if (c.op_class == ir::OpClass::Pointwise) {   // dense 1x1: four times the channels, then back
+        CHECK(layer.attrs.ints("kernel") == std::vector<std::int64_t>{1, 1});
+        CHECK(layer.attrs.i("groups") == 1);
+        const std::int64_t in = net.layers[i - 1].output.at(0), out = layer.output.at(0);
+        CHECK((out == 4 * in || 4 * out == in));
+        pointwise_sizes.insert(layer.output.at(1));
+      }
     }
     // The first conv's input is the network's: its backward is the weight gradient alone.
     const engine::OpCost first = engine::op_cost(net, net.layers[1], 8, ir::Precision::FP32, grads[1]);
@@ -41,10 +48,12 @@ TEST_CASE("the kernel probes cover the classes the classic CNNs lack") {
     CHECK(net.layers.back().output == ir::Shape{net.layers.front().output.at(0), 1, 1});
   }
   CHECK(names.size() == probes.size());
-  CHECK(classes == std::set<ir::OpClass>{ir::OpClass::Depthwise, ir::OpClass::DepthwiseLarge, ir::OpClass::Reduction});
+  CHECK(classes == std::set<ir::OpClass>{ir::OpClass::Depthwise, ir::OpClass::DepthwiseLarge, ir::OpClass::Reduction,
+                                         ir::OpClass::Pointwise});
   CHECK(ops == std::set<std::string>{"conv", "adaptive_avgpool"});
   CHECK(kernels == std::set<std::int64_t>{3, 5});
   CHECK(strides == std::set<std::int64_t>{1, 2});
   CHECK(*sizes.begin() <= 7);
   CHECK(*sizes.rbegin() == 112);
+  CHECK(pointwise_sizes == std::set<std::int64_t>{7, 14, 28, 56, 112});
 }
