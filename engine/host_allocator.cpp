@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 namespace ridge::engine {
 
@@ -164,22 +165,26 @@ std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& net, st
   return requests;
 }
 
-std::vector<double> steady_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
-                                       double mmap_threshold_max, int steps) {
+std::vector<std::vector<double>> replay_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
+                                                    double mmap_threshold_max, int steps) {
   MainArena arena(static_cast<std::int64_t>(mmap_threshold_max));
-  std::vector<double> fresh(layers, 0.0);
-  for (int step = 0; step < steps; ++step) {
-    const bool counted = step + 1 == steps;
+  std::vector<std::vector<double>> fresh(static_cast<std::size_t>(std::max(steps, 0)), std::vector<double>(layers, 0.0));
+  for (std::vector<double>& step : fresh)
     for (const HostRequest& r : requests) {
       if (!r.allocate) {
         arena.release(r.block);
         continue;
       }
       const std::int64_t bytes = arena.allocate(r.block, static_cast<std::int64_t>(std::llround(r.bytes)));
-      if (counted && r.layer < layers) fresh[r.layer] += static_cast<double>(bytes);
+      if (r.layer < layers) step[r.layer] += static_cast<double>(bytes);
     }
-  }
   return fresh;
+}
+
+std::vector<double> steady_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
+                                       double mmap_threshold_max, int steps) {
+  std::vector<std::vector<double>> fresh = replay_fresh_bytes(requests, layers, mmap_threshold_max, std::max(steps, 1));
+  return std::move(fresh.back());
 }
 
 }  // namespace ridge::engine

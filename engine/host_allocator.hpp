@@ -81,9 +81,13 @@ class MainArena {
   std::unordered_map<std::size_t, Block> blocks_;
 };
 
-// Per layer, the bytes of fresh pages `requests` fault in, in the step where the arena has settled:
-// the requests replayed `steps` times from an empty heap (the first steps stand for a script's
-// warm-up runs), the last step's counted.
+// The bytes of fresh pages `requests` fault in, per step and per layer: the requests replayed `steps`
+// times from an empty heap. A request's `layer` at or past `layers` counts in no layer.
+std::vector<std::vector<double>> replay_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
+                                                    double mmap_threshold_max, int steps);
+
+// Per layer, the fresh bytes in the step where the arena has settled: the last of `steps` replays
+// (the first stand for a script's warm-up runs; the arena settles after one).
 std::vector<double> steady_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
                                        double mmap_threshold_max, int steps = 4);
 

@@ -2,6 +2,7 @@
 // this module only carries the engine's objects across: networks and devices loaded from files or
 // text, an ONNX model from bytes, one engine::run() with the GIL released, and its tables (the one
 // output schema, engine/render/schema.hpp) as columns Python turns into lists or DataFrames.
+#include "engine/host_allocator.hpp"
 #include "engine/render/formats.hpp"
 #include "engine/render/render.hpp"
 #include "engine/render/schema.hpp"
@@ -14,7 +15,9 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace py = pybind11;
@@ -131,6 +134,21 @@ PYBIND11_MODULE(_ridge, m) {
         }
         return out;
       }, py::arg("rows"));
+  // glibc's main arena (engine/host_allocator.hpp) for validate/scripts/alloc_trace.py, which replays
+  // the requests a traced Python step made: ("a", block, bytes) or ("f", block, 0), in order. The
+  // fresh bytes of each of `steps` replays from an empty heap.
+  m.def("replay_host_requests", [](const std::vector<std::tuple<std::string, std::size_t, double>>& requests, int steps,
+                                   double mmap_threshold_max) {
+        std::vector<engine::HostRequest> in;
+        in.reserve(requests.size());
+        for (const auto& [op, block, bytes] : requests) {
+          if (op != "a" && op != "f") throw std::invalid_argument("replay_host_requests: op '" + op + "' is neither \"a\" nor \"f\"");
+          in.push_back({op == "a", block, bytes, 0});
+        }
+        std::vector<double> totals;
+        for (const std::vector<double>& step : engine::replay_fresh_bytes(in, 1, mmap_threshold_max, steps)) totals.push_back(step.front());
+        return totals;
+      }, py::arg("requests"), py::arg("steps") = 8, py::arg("mmap_threshold_max") = 32.0 * 1024 * 1024);
   m.attr("schema") = std::string(engine::render::kSchema);
   m.attr("max_batch") = engine::kMaxBatch;
   m.def("device_counts_up_to", &engine::device_counts_up_to, py::arg("n"));

@@ -13,17 +13,12 @@ through a model of glibc's main arena and prints the fresh MB a step faults in o
 settled.
 
     cc -O2 -shared -fPIC -o /tmp/alloc_trace.so validate/scripts/alloc_trace.c -ldl -lpthread
-    /usr/bin/python3 validate/scripts/alloc_trace.py --shim /tmp/alloc_trace.so efficientnet_b0 --threads 1
+    PYTHONPATH=build/python /usr/bin/python3 validate/scripts/alloc_trace.py --shim /tmp/alloc_trace.so efficientnet_b0 --threads 1
 
-The model (glibc 2.36 malloc/malloc.c, main arena, for blocks of 64 KiB and more; tcache and fast
-bins never hold them): a request takes the smallest free chunk that fits, else the top chunk, else,
-at or above the mmap threshold, pages of its own, else the heap grows (brk) by the shortfall plus
-M_TOP_PAD. A freed chunk merges with free neighbours; a mapped one is unmapped and, up to
-DEFAULT_MMAP_THRESHOLD_MAX, raises the threshold to its size and the trim threshold to twice that.
-Once the top chunk passes the trim threshold the heap shrinks to M_TOP_PAD above its last used
-byte. Pages below the highest byte used since the last shrink stay resident; everything else a
-request touches is fresh. Python's own small blocks, which can pin the top of the heap, are not in
-the model: it starts empty, which is why it cannot say which process a run gets.
+The model is the engine's (engine/host_allocator.hpp, MainArena: glibc 2.36 malloc/malloc.c, main
+arena, blocks of 64 KiB and more), reached through the ridge module: run with build/python on
+PYTHONPATH. Python's own small blocks, which can pin the top of the heap, are not in the model: it
+starts empty, which is why it cannot say which process a run gets.
 
 Not a CI test: it is slow and measures the machine.
 """
@@ -38,94 +33,13 @@ import tempfile
 
 import torch_truth   # beside this script: the step a user's script runs, built once
 
-PAGE = 4096
-MIN_CHUNK = 32
-TOP_PAD = 128 * 1024                  # M_TOP_PAD's default
-MMAP_THRESHOLD = 128 * 1024           # M_MMAP_THRESHOLD's starting value
-MMAP_THRESHOLD_MAX = 32 * 1024 ** 2   # DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
-CONSOLIDATION = 64 * 1024             # FASTBIN_CONSOLIDATION_THRESHOLD: frees this large check the trim
-
-
-def round_up(x, to):
-    return (x + to - 1) // to * to
-
-
-class MainArena:
-    """The model in the docstring. Addresses are offsets from the heap's start."""
-
-    def __init__(self):
-        self.mmap_threshold = MMAP_THRESHOLD
-        self.trim_threshold = MMAP_THRESHOLD
-        self.top = 0          # start of the top chunk
-        self.brk = 0          # end of the heap
-        self.resident = 0     # pages below this have been touched since the heap last shrank
-        self.free_chunks = {}  # address -> size
-        self.blocks = {}      # block id -> ("heap", address, size) or ("mapped", size)
-        self.fresh = 0
-
-    def allocate(self, block, nbytes):
-        size = max(MIN_CHUNK, round_up(nbytes + 8, 16))
-        fits = [(s, a) for a, s in self.free_chunks.items() if s >= size]
-        if fits:
-            chunk, address = min(fits)
-            del self.free_chunks[address]
-            if chunk - size >= MIN_CHUNK:
-                self.free_chunks[address + size] = chunk - size
-            else:
-                size = chunk
-        elif self.brk - self.top < size + MIN_CHUNK and size >= self.mmap_threshold:
-            mapped = round_up(size + 8, PAGE)
-            self.blocks[block] = ("mapped", mapped)
-            self.fresh += mapped
-            return
-        else:
-            address = self.top
-            if self.brk - self.top < size + MIN_CHUNK:
-                self.brk = round_up(self.top + size + MIN_CHUNK + TOP_PAD, PAGE)
-            self.top += size
-        self.blocks[block] = ("heap", address, size)
-        end = address + size
-        if end > self.resident:
-            self.fresh += end - max(address, self.resident)
-            self.resident = end
-
-    def release(self, block):
-        entry = self.blocks.pop(block)
-        if entry[0] == "mapped":
-            if self.mmap_threshold < entry[1] <= MMAP_THRESHOLD_MAX:
-                self.mmap_threshold, self.trim_threshold = entry[1], 2 * entry[1]
-            return
-        _, address, size = entry
-        if address + size in self.free_chunks:
-            size += self.free_chunks.pop(address + size)
-        before = next((a for a, s in self.free_chunks.items() if a + s == address), None)
-        if before is not None:
-            size += self.free_chunks.pop(before)
-            address = before
-        if address + size != self.top:
-            self.free_chunks[address] = size
-            return
-        self.top = address
-        if size >= CONSOLIDATION and self.brk - self.top >= self.trim_threshold:
-            extra = (self.brk - self.top - TOP_PAD - MIN_CHUNK - 1) // PAGE * PAGE
-            if extra > 0:
-                self.brk -= extra
-                self.resident = min(self.resident, self.brk)
-
 
 def replay(requests, steps=8):
-    """Fresh bytes per step of the same requests, step after step, from an empty heap."""
-    arena = MainArena()
-    fresh = []
-    for _ in range(steps):
-        arena.fresh = 0
-        for op, block, nbytes in requests:
-            if op == "a":
-                arena.allocate(block, nbytes)
-            elif block in arena.blocks:
-                arena.release(block)
-        fresh.append(arena.fresh)
-    return fresh
+    """Fresh bytes per step of the same requests, step after step, from an empty heap: the engine's
+    model of glibc's main arena (engine/host_allocator.hpp, through the ridge module), the one that
+    times a calibrated CPU's inference forward."""
+    from ridge import _ridge   # build/python on PYTHONPATH
+    return _ridge.replay_host_requests(requests, steps)
 
 
 def requests_of(trace_lines, step):
