@@ -83,6 +83,18 @@ TEST_CASE("a pool over the whole map is a reduction, as mean is; a windowed pool
   CHECK(cost_of(net, "mean1").op_class == ir::OpClass::Reduction);
 }
 
+TEST_CASE("a dense 1x1 conv is pointwise, on the matrix units; a grouped 1x1 stays a matmul") {
+  const ir::Network net = lang::parse_network(
+      "network q {\n  input x: [64, 56, 56]\n  y = x -> conv(256, 1)\n  z = y -> conv(128, 1, stride: 2)\n"
+      "  return z -> conv(128, 1, groups: 4)\n}\n", "q.net");
+  const auto expand = cost_of(net, "conv1");
+  CHECK(expand.op_class == ir::OpClass::Pointwise);
+  CHECK(expand.matrix_unit);   // the same GEMM as before the class was split off
+  CHECK(expand.macs == 256.0 * 56 * 56 * 64);
+  CHECK(cost_of(net, "conv2").op_class == ir::OpClass::Pointwise);   // strided, still 1x1
+  CHECK(cost_of(net, "conv3").op_class == ir::OpClass::MatMul);      // ShuffleNet-style grouped 1x1
+}
+
 TEST_CASE("a grouped conv with several input channels per group stays a matmul") {
   // ResNeXt-style grouping (32 groups of 4 channels) runs the dense kernels group by group.
   const ir::Network net = lang::parse_network(
