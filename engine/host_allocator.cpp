@@ -140,7 +140,7 @@ std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& net, st
   const auto release = [&](std::size_t block, std::size_t layer) { requests.push_back({false, block, 0.0, layer}); };
   for (std::size_t i = 0; i < n; ++i) {
     const ir::Layer& l = net.layers[i];
-    if (l.op != ir::kInputOp && storage[i] == i && !(l.inputs.empty() && is_view(l.op))) {
+    if (l.op != ir::kInputOp && storage[i] == i && !is_view(l.op)) {   // a view's storage is its input's, or the weights'
       const std::string_view op = ir::op_name(l.op);
       const double out = bytes_of(l.output);
       if (op == "conv" && !l.inputs.empty()) {

@@ -57,7 +57,8 @@ std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& network
 // unmapped and, up to DEFAULT_MMAP_THRESHOLD_MAX, raises the mmap threshold to its size and the trim
 // threshold to twice that. Once the top chunk passes the trim threshold the heap shrinks to M_TOP_PAD
 // above its last used byte. Pages below the highest byte used since the last shrink stay resident;
-// every other byte a request touches is fresh. The same model, in Python, is validate/scripts/alloc_trace.py's.
+// every other byte a request touches is fresh. validate/scripts/alloc_trace.py replays traced Python
+// steps through this one (the ridge module's _ridge.replay_host_requests).
 class MainArena {
  public:
   explicit MainArena(std::int64_t mmap_threshold_max = std::int64_t{32} * 1024 * 1024) : mmap_threshold_max_(mmap_threshold_max) {}

@@ -1,6 +1,6 @@
 #include "engine/simulate.hpp"
-#include "engine/host_allocator.hpp"
 
+#include "engine/host_allocator.hpp"
 #include "engine/runtime.hpp"
 #include "engine/sparsity.hpp"
 #include "lang/ir/ops.hpp"
