@@ -7,6 +7,10 @@ Networks, each as the zoo's .net describes it (models/*.net name the same constr
   gpt2      transformers GPT2LMHeadModel(GPT2Config()) = "gpt2"'s shape       (models/gpt2.net)
   llama_2b  transformers LlamaForCausalLM at reduced width: 8 layers, hidden 2048, 16 heads,
             intermediate 5504, vocab 32000                                  (models/llama.net --set ...)
+With --cases blind (issue #32's weak rows, chosen after the H100 and H200 runs and predicted before they
+ran): batch-1 and batch-8 eager ResNet-50 and BERT-base (the host's share), ResNet-50 in PyTorch's
+default NCHW layout (network resnet50_nchw: `--memory-format nchw`), EfficientNet-B0, MobileNet-v2,
+VGG-16 and ViT-B/16 (torchvision; models/NAME.net), BERT-large at sequence 512 (models/bert_large.net).
 Modes: inference (torch.inference_mode) and a training step (zero_grad, forward, backward, optimizer
 step: SGD with momentum for ResNet-50, AdamW for the transformers: what their recipes use).
 Precisions: bf16 (the model and inputs in bfloat16, as Ridge's --dtype bf16 assumes) and tf32 (fp32
@@ -34,14 +38,26 @@ FIELDS = ["network", "mode", "dtype", "batch", "seq_len", "optimizer", "median_m
           "params", "ridge_command"]
 
 
-def resnet50():
-    import torchvision
-    return torchvision.models.resnet50(), "resnet50"
+def torchvision_model(name):
+    def builder():
+        import torchvision
+        return getattr(torchvision.models, name)(), name
+    builder.__name__ = name
+    return builder
+
+
+resnet50 = torchvision_model("resnet50")
 
 
 def bert_base():
     from transformers import BertConfig, BertModel
     return BertModel(BertConfig()), "bert_base"
+
+
+def bert_large():
+    from transformers import BertConfig, BertModel
+    return BertModel(BertConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                                intermediate_size=4096)), "bert_large"
 
 
 def gpt2():
@@ -61,30 +77,43 @@ def llama_2b():
     return LlamaForCausalLM(config), "llama"
 
 
-# (builder, batch, seq_len or None for images, modes)
-CASES = [
-    (resnet50, 64, None), (resnet50, 256, None),
-    (bert_base, 32, 128), (bert_base, 8, 512),
-    (gpt2, 8, 1024),
-    (llama_2b, 4, 2048),
-]
+# (builder, batch, seq_len or None for images[, "nchw": images in PyTorch's default layout])
+CASES = {
+    "base": [
+        (resnet50, 64, None), (resnet50, 256, None),
+        (bert_base, 32, 128), (bert_base, 8, 512),
+        (gpt2, 8, 1024),
+        (llama_2b, 4, 2048),
+    ],
+    "blind": [
+        (resnet50, 1, None), (resnet50, 8, None), (bert_base, 1, 128),
+        (resnet50, 64, None, "nchw"), (resnet50, 256, None, "nchw"),
+        (torchvision_model("efficientnet_b0"), 128, None), (torchvision_model("mobilenet_v2"), 128, None),
+        (torchvision_model("vgg16"), 64, None), (torchvision_model("vit_b_16"), 64, None),
+        (bert_large, 8, 512),
+    ],
+}
+# Their recipes' optimizers: SGD with momentum for the CNNs, AdamW for the transformers and ViT.
+SGD_NETWORKS = {"resnet50", "efficientnet_b0", "mobilenet_v2", "vgg16"}
 
 
-def ridge_command(zoo, dtype, batch, seq, mode):
+def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
     cmd = f"simulate models/{zoo}.net hw/<gpu>.hw --dtype {dtype} --batch {batch}"
     if seq:
         cmd += f" --set seq_len={seq}"
+    if layout == "nchw":
+        cmd += " --memory-format nchw"
     if zoo == "llama":
         cmd += "".join(f" --set {k}={v}" for k, v in LLAMA_SET.items())
     if mode == "train":
-        cmd += " --pass train --optimizer " + ("sgd" if zoo == "resnet50" else "adamw")
+        cmd += " --pass train --optimizer " + ("sgd" if zoo in SGD_NETWORKS else "adamw")
     return cmd
 
 
-def make_inputs(zoo, model, batch, seq, dtype):
+def make_inputs(zoo, model, batch, seq, dtype, layout):
     if seq is None:
-        x = torch.randn(batch, 3, 224, 224, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
-        return (x,), {}
+        x = torch.randn(batch, 3, 224, 224, device=DEVICE, dtype=dtype)
+        return (x if layout == "nchw" else x.to(memory_format=torch.channels_last),), {}
     vocab = model.config.vocab_size
     ids = torch.randint(0, vocab, (batch, seq), device=DEVICE)
     return (), {"input_ids": ids}
@@ -147,16 +176,16 @@ def profile_step(step):
     return len(spans), sum(e - s for s, e in spans) / 1e3, busy / 1e3
 
 
-def time_case(builder, batch, seq, dtype_name, mode, repeats, writer):
+def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nhwc"):
     dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float32
     torch.set_float32_matmul_precision("high")
     torch.backends.cudnn.allow_tf32 = True
     model, zoo = builder()
     params = sum(p.numel() for p in model.parameters())
     model = model.to(device=DEVICE, dtype=dtype)
-    if seq is None:
+    if seq is None and layout != "nchw":
         model = model.to(memory_format=torch.channels_last)
-    args, kwargs = make_inputs(zoo, model, batch, seq, dtype)
+    args, kwargs = make_inputs(zoo, model, batch, seq, dtype, layout)
     optimizer_name = ""
     if mode == "inference":
         model.eval()
@@ -167,7 +196,7 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer):
         parts = None
     else:
         model.train()
-        if zoo == "resnet50":
+        if zoo in SGD_NETWORKS:
             opt, optimizer_name = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9), "sgd"
         else:
             opt, optimizer_name = torch.optim.AdamW(model.parameters(), lr=1e-4), "adamw"
@@ -199,12 +228,13 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer):
     times.sort()
     med = lambda xs: sorted(xs)[len(xs) // 2] if xs else ""
     q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
-    row = dict(network=zoo if zoo != "llama" else "llama_2b", mode=mode, dtype=dtype_name, batch=batch, seq_len=seq or "",
+    network = (zoo if zoo != "llama" else "llama_2b") + ("_nchw" if layout == "nchw" else "")
+    row = dict(network=network, mode=mode, dtype=dtype_name, batch=batch, seq_len=seq or "",
                optimizer=optimizer_name, median_ms=f"{q(0.5):.3f}", p10_ms=f"{q(0.1):.3f}", p90_ms=f"{q(0.9):.3f}",
                min_ms=f"{times[0]:.3f}", runs=len(times),
                forward_backward_ms=f"{med(fb):.3f}" if fb else "", optimizer_ms=f"{med(op):.3f}" if op else "",
                kernels=kernels, kernel_sum_ms=f"{kernel_sum:.3f}", busy_ms=f"{busy:.3f}", params=params,
-               ridge_command=ridge_command(zoo, dtype_name, batch, seq, mode))
+               ridge_command=ridge_command(zoo, dtype_name, batch, seq, mode, layout))
     writer.writerow(row)
     print(f"{row['network']} {mode} {dtype_name} b={batch} s={seq}: {row['median_ms']} ms "
           f"(p10 {row['p10_ms']}, p90 {row['p90_ms']}), busy {row['busy_ms']} ms, {kernels} kernels", flush=True)
@@ -218,6 +248,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="one small case (a smoke test)")
+    ap.add_argument("--cases", default="base", choices=sorted(CASES),
+                    help="base: the H100's and H200's cases; blind: the weak rows' (above)")
+    ap.add_argument("--max-batch", type=int, default=0, help="cap every case's batch (a smoke test on a CPU)")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     args = ap.parse_args()
     global DEVICE
@@ -225,16 +258,18 @@ def main():
     if DEVICE == "cuda" and not torch.cuda.is_available():
         sys.exit("gpu_networks.py: no CUDA device")
     torch.manual_seed(0)
-    cases = [(resnet50, 2, None), (bert_base, 2, 32)] if args.quick else CASES
+    cases = [(resnet50, 2, None), (bert_base, 2, 32)] if args.quick else CASES[args.cases]
+    if args.max_batch:
+        cases = [(c[0], min(c[1], args.max_batch), min(c[2], 32) if c[2] else None, *c[3:]) for c in cases]
     start = time.time()
     with open(args.out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         writer.writeheader()
         for dtype_name in ("bf16", "tf32"):
             for mode in ("inference", "train"):
-                for builder, batch, seq in cases:
+                for builder, batch, seq, *layout in cases:
                     try:
-                        time_case(builder, batch, seq, dtype_name, mode, args.repeats, writer)
+                        time_case(builder, batch, seq, dtype_name, mode, args.repeats, writer, *layout)
                     except Exception as e:   # one case's failure (memory, a missing package) keeps the others
                         print(f"{builder.__name__} {mode} {dtype_name} b={batch}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
                               file=sys.stderr, flush=True)

@@ -20,7 +20,8 @@
 # calibrate tf32, dispatch, then runs 3..RIDGE_GPU_RUNS (default 3) while the budget lasts. Every stage has a time limit
 # (RIDGE_GPU_KERNELS_S, _NETWORKS_S, _CALIBRATE_S), so the whole run ends inside RIDGE_GPU_BUDGET_S
 # (default 540) seconds. RIDGE_GPU_STAGES picks stages (default "kernels networks dispatch calibrate"),
-# RIDGE_GPU_DTYPES calibrate's precisions (default "bf16 tf32").
+# RIDGE_GPU_DTYPES calibrate's precisions (default "bf16 tf32"), RIDGE_GPU_NETWORKS_ARGS gpu_networks.py's
+# further arguments (`--cases blind`: the weak rows' networks instead of the base set).
 set -u
 OUT=${OUT:?set OUT to the folder the results go to}
 DEPS=${1:-.gpu}
@@ -90,7 +91,7 @@ measure() {   # measure N: run N of the kernels and the networks
     append_run "$r" /tmp/kernels-$r.csv "$OUT/kernels.csv"
   fi
   if [[ $STAGES == *" networks "* ]]; then
-    stage "gpu_networks.py, run $r" "$NETWORKS_S" $PY validate/scripts/gpu_networks.py --out /tmp/networks-$r.csv
+    stage "gpu_networks.py, run $r" "$NETWORKS_S" $PY validate/scripts/gpu_networks.py --out /tmp/networks-$r.csv $NETWORKS_ARGS
     append_run "$r" /tmp/networks-$r.csv "$OUT/networks.csv"
   fi
 }
@@ -98,6 +99,7 @@ STAGES=" ${RIDGE_GPU_STAGES:-kernels networks dispatch calibrate} "
 RUNS=${RIDGE_GPU_RUNS:-3}
 KERNELS_S=${RIDGE_GPU_KERNELS_S:-170}
 NETWORKS_S=${RIDGE_GPU_NETWORKS_S:-110}
+NETWORKS_ARGS=${RIDGE_GPU_NETWORKS_ARGS:-}
 CALIBRATE_S=${RIDGE_GPU_CALIBRATE_S:-120}
 
 # Run 1 first, while the build has the CPUs: every stage has something to show if the time runs out.
