@@ -35,7 +35,7 @@ TEST_CASE("the peak fallback chain is explicit") {
     CHECK(e.describe() == "vector fp32");
   }
   SECTION("a calibrated GPU's measured GEMM ceiling is no peak for its other ops") {
-    // calibrate writes `measured.tf32` from a GEMM (hw/calibrated/h100-sxm5-pytorch-tf32.hw: 257.6
+    // calibrate writes `measured.tf32` from a GEMM (the H100 run of 2026-11-26: 257.6
     // TFLOP/s); elementwise ops at tf32 still fall back to the datasheet's fp32 vector peak.
     ir::Device calibrated = a100;
     calibrated.measured_peak[P::TF32] = ir::Figure{120e12, "measured by ridge calibrate"};
