@@ -95,6 +95,10 @@ struct OpCost {
   // channels-last and its result back, one streaming kernel each (costs/conv.cpp). Empty for other ops;
   // simulate() adds them to the passes where they apply.
   PassCost nchw_forward, nchw_backward;
+  // The bias a GPU's convolution library leaves to PyTorch: one streaming kernel after the forward and a
+  // reduction of dY in the backward (costs/conv.cpp). Empty for other ops and convolutions without a
+  // bias; simulate() adds them on a GPU where the runtime fuses nothing.
+  PassCost bias_forward, bias_backward;
   friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 

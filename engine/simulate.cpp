@@ -532,28 +532,52 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     sparse_peak = r.device.matmul_peak_used;
     sparse_peak->flops_per_s *= 2.0;
   }
-  // Channels-first tensors on a GPU whose convolutions run on tensor cores at this precision: each such
-  // convolution's passes carry the library's layout conversions (OpCost::nchw_forward), timed and
-  // counted as the pass's own kernels. `effective` is a layer's costs as this device runs them.
-  const bool converts = opt.memory_format == MemoryFormat::ChannelsFirst && device.kind == ir::DeviceKind::GPU &&
-                        r.device.matmul_peak_used.matrix;
+  // What a GPU's libraries run beside a layer's own kernels, timed and counted as the pass's own:
+  // on channels-first tensors, where convolutions run on tensor cores at this precision, each such
+  // convolution's layout conversions (OpCost::nchw_forward); and, unless the runtime fuses, the
+  // convolution bias PyTorch adds after cuDNN's call (OpCost::bias_forward). `effective` is a layer's
+  // costs as this device runs them.
+  const bool gpu = device.kind == ir::DeviceKind::GPU;
+  const bool converts = opt.memory_format == MemoryFormat::ChannelsFirst && gpu && r.device.matmul_peak_used.matrix;
+  const bool separate_bias = gpu && !(opt.runtime && !opt.runtime->fusions.empty());
   const auto plus = [](PassCost a, const PassCost& b) {
     a.bytes_read += b.bytes_read;
     a.bytes_written += b.bytes_written;
     a.kernels += b.kernels;
     return a;
   };
+  struct Extras {
+    PassCost forward, backward;
+    bool any() const { return forward.kernels + backward.kernels > 0; }
+  };
+  // with_conversions false: the bias alone (the NCHW note times the conversions by the difference).
+  const auto extras_of = [&](const OpCost& c, bool with_conversions) {
+    Extras e;
+    if (with_conversions && converts && c.matrix_unit) {
+      e.forward = plus(e.forward, c.nchw_forward);
+      e.backward = plus(e.backward, c.nchw_backward);
+    }
+    if (separate_bias) {
+      e.forward = plus(e.forward, c.bias_forward);
+      e.backward = plus(e.backward, c.bias_backward);
+    }
+    return e;
+  };
+  const auto with_extras = [&](OpCost c, const Extras& e) {
+    c.forward = plus(c.forward, e.forward);
+    c.forward_train = plus(c.forward_train, e.forward);
+    if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
+    return c;
+  };
   OpCost converted;
   PassCost converted_l2;
   double conversion_s = 0.0;
   const auto effective = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = w.cost(id);
-    if (!converts || !c.matrix_unit || c.nchw_forward.kernels == 0) return c;
-    converted = c;
-    converted.forward = plus(c.forward, c.nchw_forward);
-    converted.forward_train = plus(c.forward_train, c.nchw_forward);
-    if (c.backward.kernels > 0) converted.backward = plus(c.backward, c.nchw_backward);
-    converted_l2 = plus(w.l2_forward[id], c.nchw_forward);
+    const Extras e = extras_of(c, true);
+    if (!e.any()) return c;
+    converted = with_extras(c, e);
+    converted_l2 = plus(w.l2_forward[id], e.forward);
     return converted;
   };
   Totals& t = r.totals;
@@ -582,17 +606,18 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
                                      l2_size > 0.0 && w.l2_span[id] <= l2_size ? (conversions ? &converted_l2 : &w.l2_forward[id]) : nullptr);
-    if (conversions) {   // the conversions' traffic and kernels in the totals, and their time for the note
+    if (conversions) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
       const OpCost& stored = w.cost(id);
-      t.bytes_fwd += size * stored.nchw_forward.bytes();
-      t.bytes_fwd_train += size * stored.nchw_forward.bytes();
-      t.kernels_fwd += static_cast<int>(size) * stored.nchw_forward.kernels;
+      const Extras e = extras_of(stored, true);
+      t.bytes_fwd += size * e.forward.bytes();
+      t.bytes_fwd_train += size * e.forward.bytes();
+      t.kernels_fwd += static_cast<int>(size) * e.forward.kernels;
       if (stored.backward.kernels > 0) {
-        t.bytes_bwd += size * stored.nchw_backward.bytes();
-        t.kernels_bwd += static_cast<int>(size) * stored.nchw_backward.kernels;
+        t.bytes_bwd += size * e.backward.bytes();
+        t.kernels_bwd += static_cast<int>(size) * e.backward.kernels;
       }
-      if (full) {   // a sweep's totals carry no notes
-        const LayerTimes plain = timer.time(stored, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
+      if (full && converts && stored.matrix_unit && stored.nchw_forward.kernels > 0) {   // a sweep's totals carry no notes
+        const LayerTimes plain = timer.time(with_extras(stored, extras_of(stored, false)), peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
         conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
       }
     }

@@ -24,6 +24,15 @@
 // call converts what it reads and writes, each a kernel reading and writing the tensor once: forward x
 // and y; the input gradient dY and dX; the weight gradient x and dY (the filter's own conversion, C·k
 // times smaller, is left out).
+//
+// A GPU's convolution bias: cuDNN's convolution takes no bias, so PyTorch adds it after the call,
+// `output.add_(reshape_bias(...))` (aten/src/ATen/native/Convolution.cpp, the cuDNN and MIOpen
+// backends), a kernel that reads the output and the bias and writes the output; and the backward
+// sums dY over the batch and the positions for the bias gradient (`grad_output.sum({0, 2, 3})`), a
+// kernel that reads dY. One add per output element each way (the FLOP counts above still leave them
+// out). Empty without a bias, and for depthwise convolutions (their kernels take the bias); simulate()
+// adds them on a GPU where no runtime fuses (a CPU's oneDNN, TensorRT and Inductor fold the bias
+// into the convolution or the next kernel).
 #include "engine/costs/rows.hpp"
 
 #include <algorithm>
@@ -71,6 +80,13 @@ void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
   r.nchw_backward = conversions((c.need() ? c.out() + c.in() : 0.0) + c.in() + c.out(), c.need() ? 4 : 2);
 }
 
+void separate_bias(const Ctx& c, OpCost& r) {
+  if (!c.a().b("bias")) return;
+  const double channels = static_cast<double>(c.layer.output.at(0));
+  r.bias_forward = pass(0, c.out() * c.w + channels * c.ww, c.out() * c.w, 1);
+  r.bias_backward = pass(0, c.out() * c.w, channels * c.ww, 1);
+}
+
 void conv(const Ctx& c, OpCost& r) {
   const std::int64_t cin = c.in_shapes.at(0).at(0), groups = c.a().i("groups");
   weighted(c, r, c.out() * static_cast<double>(cin / groups) * product(c.a().ints("kernel")));
@@ -81,11 +97,13 @@ void conv(const Ctx& c, OpCost& r) {
   }
   if (groups == 1 && product(c.a().ints("kernel")) == 1) r.op_class = ir::OpClass::Pointwise;
   implicit_gemms(c, r, groups);
+  separate_bias(c, r);
 }
 
 void conv_transpose(const Ctx& c, OpCost& r) {
   weighted(c, r, c.in() * static_cast<double>(c.a().i("out") / c.a().i("groups")) * product(c.a().ints("kernel")));
   implicit_gemms(c, r, c.a().i("groups"));
+  separate_bias(c, r);
 }
 
 // A pool to one value per channel (the window is the whole map) is a reduction: ir::OpClass::Reduction.

@@ -71,7 +71,9 @@ const Row kRows[] = {
     // outputs 512, MACs 18,432, FLOPs 36,864. Reads (512 + 148) x 4 = 2640 B, writes 2048 B.
     // Backward: its input (the network input) needs no gradient, so only the weight gradient
     // (36,864 FLOPs): reads g and the saved input (512 + 512) x 4 = 4096 B, writes 148 x 4 = 592 B.
-    {"conv1", {36864, 2640, 2048}, {36864, 2640, 2048}, {36864, 4096, 592}, 1},
+    // And PyTorch's separate bias kernel on this GPU (as op_table_test.cpp's conv1): +2048 + 16 read and
+    // +2048 written forward; backward +2048 read, +16 written, one more kernel.
+    {"conv1", {36864, 2640 + 2064, 2048 + 2048}, {36864, 2640 + 2064, 2048 + 2048}, {36864, 4096 + 2048, 592 + 16}, 2},
     // div1 = div(x, k) on [4,8,8], only the divisor k needs a gradient (x is the network input).
     // Forward 1 / output = 512 FLOPs, reads both operands 2 x 2048 B, writes 2048 B. Backward: k's
     // gradient -g*a/b^2, 3 / output = 1536 FLOPs; its formula uses both a (x) and b (k), so it reads g,
@@ -82,7 +84,8 @@ const Row kRows[] = {
     // depends on conv1's parameters, so input and weight gradients, 2 x 73,728 FLOPs in 2 kernels;
     // reads g, the saved input and the weights (1024 + 512 + 296) x 4 = 7328 B; writes the input and
     // weight gradients (512 + 296) x 4 = 3232 B.
-    {"conv2", {73728, 3232, 4096}, {73728, 3232, 4096}, {147456, 7328, 3232}, 2},
+    // And the separate bias kernel: +4096 + 32 read and +4096 written forward; backward +4096 read, +32 written.
+    {"conv2", {73728, 3232 + 4128, 4096 + 4096}, {73728, 3232 + 4128, 4096 + 4096}, {147456, 7328 + 4096, 3232 + 32}, 3},
     // The documented per-element counts, forward / backward: exp 1 / 1 (g*y), sqrt 1 / 2 (g / (2y)),
     // rsqrt 1 / 3 (-g y^3 / 2), leaky_relu 2 / 2, elu 4 / 3, mish 9 / 15, softplus 5 / 5.
     {"exp1", unary_fwd(1), unary_fwd(1), unary_bwd(1), 1},

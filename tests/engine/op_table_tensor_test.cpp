@@ -73,7 +73,9 @@ const Row kResampleRows[] = {
     // writes 576 x 4 = 2304 B. Backward: its input (the upsampled network input) needs no gradient, so
     // the weight gradient only, 20,736 FLOPs: reads g and the saved input (576 + 144) x 4 = 2880 B,
     // writes 152 x 4 = 608 B.
-    {"conv1", {20736, 1184, 2304}, {20736, 1184, 2304}, {20736, 2880, 608}, 1},
+    // And PyTorch's separate bias kernel on this GPU (op_table_test.cpp's conv1): +2304 + 32 read and
+    // +2304 written forward; backward +2304 read, +32 written, one more kernel.
+    {"conv1", {20736, 1184 + 2336, 2304 + 2304}, {20736, 1184 + 2336, 2304 + 2304}, {20736, 2880 + 2304, 608 + 32}, 2},
     // conv_transpose1: [8,6,6] (288, 576) -> 8 channels, 3x3, stride 2, pad 1, output_pad 1: each axis
     // (6 - 1) x 2 - 2 x 1 + (3 - 1) + 1 + 1 = 12 (11 without the output padding): [8,12,12] (1152, 2304).
     // 584 parameters (torch's [C_in, out, 3, 3] = 8*8*9 weights + 8 bias). MACs per *input* element
@@ -81,7 +83,9 @@ const Row kResampleRows[] = {
     // Reads (576 + 584) x 4 = 4640 B, writes 2304 x 4 = 9216 B. Backward: input and weight gradients,
     // 2 x 82,944 = 165,888 FLOPs, 2 kernels; reads g, x and the weights (2304 + 576 + 584) x 4 = 13,856 B;
     // writes the input and weight gradients (576 + 584) x 4 = 4640 B.
-    {"conv_transpose1", {82944, 4640, 9216}, {82944, 4640, 9216}, {165888, 13856, 4640}, 2},
+    // And the separate bias kernel (cuDNN's transposed convolution takes no bias either): +9216 + 32 read
+    // and +9216 written forward; backward +9216 read, +32 written.
+    {"conv_transpose1", {82944, 4640 + 9248, 9216 + 9216}, {82944, 4640 + 9248, 9216 + 9216}, {165888, 13856 + 9216, 4640 + 32}, 3},
     // pixel_shuffle1, factor 2: [8,12,12] -> [8/4, 12x2, 12x2] = [2,24,24], 1152 per sample, 2304 per
     // batch, 9216 B. A copy each way.
     {"pixel_shuffle1", {0, 9216, 9216}, {0, 9216, 9216}, {0, 9216, 9216}, 1},
@@ -129,8 +133,10 @@ const Row kNormRows[] = {
     // conv1: [4,4,4] (64, 128) -> [8,4,4] (128, 256), 3x3: 296 parameters (8*4*9 + 8). MACs per output
     // 4*9 = 36, x 256 = 9216 MACs, 18,432 FLOPs. Reads (128 + 296) x 4 = 1696 B, writes 1024 B.
     // Backward, weight gradient only (the network input needs none): 18,432 FLOPs; reads g and x
-    // (256 + 128) x 4 = 1536 B; writes 296 x 4 = 1184 B.
-    {"conv1", {18432, 1696, 1024}, {18432, 1696, 1024}, {18432, 1536, 1184}, 1},
+    // (256 + 128) x 4 = 1536 B; writes 296 x 4 = 1184 B. And PyTorch's separate bias kernel on this GPU
+    // (op_table_test.cpp's conv1): +1024 + 32 read and +1024 written forward; backward +1024 read, +32
+    // written, one more kernel.
+    {"conv1", {18432, 1696 + 1056, 1024 + 1024}, {18432, 1696 + 1056, 1024 + 1024}, {18432, 1536 + 1024, 1184 + 32}, 2},
     // groupnorm1, 4 groups of 8 channels / 4 x 16 = 32 elements: 256 / 32 = 8 groups per batch; affine:
     // 16 parameters (gamma, beta per channel). 7 x 256 = 1792; reads (256 + 16) x 4 = 1088 B; writes
     // (256 + 2 x 8) x 4 = 1088 B. Backward 10 x 256 = 2560 in two kernels (weight and input gradients),
@@ -176,8 +182,8 @@ const engine::Report& tensor_report() {
 
 const Row kTensorRows[] = {
     {"input", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},
-    // conv1: as norm_ops' conv1, [4,4,4] -> [8,4,4].
-    {"conv1", {18432, 1696, 1024}, {18432, 1696, 1024}, {18432, 1536, 1184}, 1},
+    // conv1: as norm_ops' conv1, [4,4,4] -> [8,4,4], its bias kernel included.
+    {"conv1", {18432, 1696 + 1056, 1024 + 1024}, {18432, 1696 + 1056, 1024 + 1024}, {18432, 1536 + 1024, 1184 + 32}, 2},
     // permute1 [8,4,4] -> [4,4,8] and transpose1 (axes 1, 2) -> [4,8,4]: views, nothing either way.
     {"permute1", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},
     {"transpose1", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},

@@ -1,0 +1,72 @@
+// A GPU convolution's bias (OpCost::bias_forward): PyTorch adds it after cuDNN's call in a kernel of
+// its own, and reduces dY for its gradient in another (aten/src/ATen/native/Convolution.cpp), worked
+// by hand for one convolution; a runtime that fuses, a CPU, a convolution without a bias and a
+// depthwise one run no such kernel.
+#include "engine/simulate.hpp"
+#include "lang/parse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+namespace engine = ridge::engine;
+namespace ir = ridge::ir;
+
+namespace {
+
+// a has a bias, n has none, d is depthwise with a bias; a's input needs no gradient, n's does.
+ir::Network convs() {
+  return ridge::lang::parse_network(
+      "network convs {\n"
+      "  input x: [16, 28, 28]\n"
+      "  return x -> conv(32, kernel: 3, pad: 1) as a -> conv(64, kernel: 3, pad: 1, bias: false) as n\n"
+      "           -> conv(64, kernel: 3, pad: 1, groups: 64) as d\n"
+      "}\n",
+      "convs.net");
+}
+
+ir::Device device(const std::string& id) { return ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/" + id + ".hw"); }
+
+const engine::LayerRow& row(const engine::Report& r, const std::string& name) {
+  return *std::find_if(r.layers.begin(), r.layers.end(), [&](const engine::LayerRow& l) { return l.name == name; });
+}
+
+}  // namespace
+
+TEST_CASE("a GPU convolution's bias is a kernel of its own in eager PyTorch, folded away where the runtime fuses") {
+  const ir::Network net = convs();
+  const ir::Device a100 = device("a100-sxm4-40gb");
+  const engine::Options eager{.batch = 8, .precision = ir::Precision::FP16};
+  engine::Options fused = eager;
+  fused.runtime = std::make_shared<const ir::Runtime>(ridge::lang::load_runtime(std::string(RIDGE_RUNTIMES_DIR) + "/tensorrt.rt"));
+  const engine::Report separate = engine::simulate(net, a100, eager), folded = engine::simulate(net, a100, fused);
+  // fp16, batch 8: a writes 8·32·28·28 elements; its bias is 32 values.
+  const double y = 8.0 * 32 * 784 * 2, bias = 32.0 * 2;
+  // Forward: one kernel reads y and the bias and writes y.
+  CHECK(row(separate, "a").fwd.kernels - row(folded, "a").fwd.kernels == 1);
+  CHECK(row(separate, "a").fwd.bytes() - row(folded, "a").fwd.bytes() == 2 * y + bias);
+  CHECK(row(separate, "a").time_fwd.paleo_s - row(folded, "a").time_fwd.paleo_s >= 2 * y / 1.555e12);
+  // Backward: one kernel reads dY and writes the bias gradient.
+  CHECK(row(separate, "a").bwd.kernels - row(folded, "a").bwd.kernels == 1);
+  CHECK(row(separate, "a").bwd.bytes() - row(folded, "a").bwd.bytes() == y + bias);
+  CHECK(row(separate, "a").time_bwd.paleo_s > row(folded, "a").time_bwd.paleo_s);
+  // No bias, or a depthwise convolution (its kernel adds the bias): nothing.
+  for (const char* name : {"n", "d"}) {
+    INFO(name);
+    CHECK(row(separate, name).fwd == row(folded, name).fwd);
+    CHECK(row(separate, name).bwd == row(folded, name).bwd);
+  }
+  CHECK(separate.totals.kernels_fwd == folded.totals.kernels_fwd + 1);
+  CHECK(separate.totals.kernels_bwd == folded.totals.kernels_bwd + 1);
+  CHECK(separate.totals.bytes_fwd == folded.totals.bytes_fwd + 2 * y + bias);
+}
+
+TEST_CASE("a CPU's convolution adds its bias in the same kernel") {
+  const ir::Network net = convs();
+  const engine::Report cpu = engine::simulate(net, device("xeon-8480"), {.batch = 8, .precision = ir::Precision::FP32});
+  CHECK(row(cpu, "a").fwd.kernels == 1);
+  CHECK(row(cpu, "a").fwd.kernels == row(cpu, "n").fwd.kernels);
+  CHECK(row(cpu, "a").bwd.kernels == 1);   // the weight gradient alone: x needs none
+}
