@@ -166,37 +166,52 @@ def sdpa_backends():
             ("efficient", lambda: sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION))]
 
 
-def run_attention(timer, writer, quick):
+def run_attention(timer, writer, quick, dtype_name="bf16", configs=None, backends=None):
     import contextlib
-    configs = [(4, 32, s, 128) for s in (512, 1024, 2048, 4096, 8192)]     # Llama-7B heads
-    configs += [(32, 12, s, 64) for s in (128, 512, 1024)]                # BERT-base / GPT-2 heads
+    if configs is None:
+        configs = [(4, 32, s, 128) for s in (512, 1024, 2048, 4096, 8192)]     # Llama-7B heads
+        configs += [(32, 12, s, 64) for s in (128, 512, 1024)]                # BERT-base / GPT-2 heads
     if quick:
         configs = configs[:2]
+    dtype = DTYPES[dtype_name]
+    set_matmul_precision(dtype_name)
     for backend, context in sdpa_backends():
+        if backends is not None and backend not in backends:
+            continue
         for causal in (False, True):
             for b, h, s, d in configs:
-                q, k, v = (torch.randn(b, h, s, d, device=DEVICE, dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+                q, k, v = (torch.randn(b, h, s, d, device=DEVICE, dtype=dtype, requires_grad=True) for _ in range(3))
                 dense = 4 * b * h * s * s * d
                 flops = dense // 2 if causal else dense
-                io = 4 * b * h * s * d * 2    # q, k, v read, o written
+                io = 4 * b * h * s * d * SIZE[dtype]    # q, k, v read, o written
                 ctx = context() if context else contextlib.nullcontext()
                 try:
                     with ctx:
                         fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                         t = timer(fwd)
-                        writer.row(group="attention", op="sdpa_forward", dtype="bf16", m=s, n=s, k=d, batch=b * h,
+                        writer.row(group="attention", op="sdpa_forward", dtype=dtype_name, m=s, n=s, k=d, batch=b * h,
                                    extra=f"{backend};causal={int(causal)};heads={h}", flops=flops, bytes=io, **t)
                         out = fwd()
                         grad = torch.randn_like(out)
                         bwd = lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
                         t = timer(bwd)
-                        writer.row(group="attention", op="sdpa_backward", dtype="bf16", m=s, n=s, k=d, batch=b * h,
+                        writer.row(group="attention", op="sdpa_backward", dtype=dtype_name, m=s, n=s, k=d, batch=b * h,
                                    extra=f"{backend};causal={int(causal)};heads={h}", flops=int(2.5 * flops),
                                    bytes=2 * io, **t)
                         del out, grad
                 except RuntimeError as e:   # a backend that refuses the shape or the machine
-                    print(f"attention {backend} b={b} h={h} s={s} d={d}: {str(e).splitlines()[0]}", file=sys.stderr)
+                    print(f"attention {backend} {dtype_name} b={b} h={h} s={s} d={d}: {str(e).splitlines()[0]}", file=sys.stderr)
                 del q, k, v
+    set_matmul_precision("tf32")
+
+
+def run_attention_fp32(timer, writer, quick):
+    """fp32 tensors with TF32 allowed, as the tf32 network rows ran: SDPA cannot take the flash kernel in
+    fp32 and picks the memory-efficient one (the second H100's BERT-large and ViT-B/16 tf32 rows sat
+    between the materialized and the flash models; validate/measured/h100-sxm5-2026-11-27). Shorter
+    sequences than the bf16 sweep: fp32 attention is several times slower."""
+    configs = [(4, 32, s, 128) for s in (512, 1024, 2048)] + [(32, 12, s, 64) for s in (128, 512, 1024)]
+    run_attention(timer, writer, quick, dtype_name="tf32", configs=configs, backends=("default", "efficient"))
 
 
 def run_streaming(timer, writer, quick):
@@ -243,6 +258,13 @@ def run_convs(timer, writer, quick):
         ("efficientnet_b0.dw3x3", 64, 96, 96, 112, 3, 2, 96),
         ("efficientnet_b0.dw5x5", 64, 240, 240, 28, 5, 1, 240),
         ("efficientnet_b0.dw3x3_s1", 64, 480, 480, 14, 3, 1, 480),
+        # VGG-16's 3x3 convolutions at batch 32, where few input channels meet many positions (its
+        # early layers ran 30-50 % slower than the kernel model on the second H100, beside their bias
+        # kernels; validate/measured/h100-sxm5-2026-11-27/layers/).
+        ("vgg16.stage1.conv2", 32, 64, 64, 224, 3, 1, 1),
+        ("vgg16.stage2.conv1", 32, 64, 128, 112, 3, 1, 1),
+        ("vgg16.stage3.conv1", 32, 128, 256, 56, 3, 1, 1),
+        ("vgg16.stage4.conv1", 32, 256, 512, 28, 3, 1, 1),
     ]
     if quick:
         convs = [c[:1] + (2,) + c[2:] for c in convs[1:2] + convs[5:6]]
@@ -268,7 +290,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="a few cases of each group (a smoke test)")
-    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment")
+    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment,attention_fp32")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     args = ap.parse_args()
     global DEVICE
@@ -280,7 +302,7 @@ def main():
     writer = Writer(args.out)
     start = time.time()
     groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs,
-              "alignment": run_alignment}
+              "alignment": run_alignment, "attention_fp32": run_attention_fp32}
     for name in args.groups.split(","):
         t0 = time.time()
         try:

@@ -102,6 +102,8 @@ CONVS = {
     "resnet50.layer3.conv2": (256, 3, 14, 1), "resnet50.layer4.conv2": (512, 3, 7, 1),
     "efficientnet_b0.dw3x3": (96, 3, 112, 2), "efficientnet_b0.dw5x5": (240, 5, 28, 1),
     "efficientnet_b0.dw3x3_s1": (480, 3, 14, 1),
+    "vgg16.stage1.conv2": (64, 3, 224, 1), "vgg16.stage2.conv1": (64, 3, 112, 1), "vgg16.stage3.conv1": (128, 3, 56, 1),
+    "vgg16.stage4.conv1": (256, 3, 28, 1),
 }
 
 
@@ -135,7 +137,7 @@ def group_label(row):
         return f"gemm {row['dtype']} {row['extra']}"
     if row["group"] == "attention":
         backend = row["extra"].split(";")[0]
-        return f"attention {backend} {row['op'].split('_')[1]}"
+        return f"attention {backend} {row['op'].split('_')[1]}" + ("" if row["dtype"] == "bf16" else f" {row['dtype']}")
     if row["group"] == "streaming":
         return f"streaming {row['op']}"
     return "conv " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
@@ -151,7 +153,7 @@ def summary_label(row):
         if backend != "default":
             return None
         causal = "causal" if "causal=1" in row["extra"] else "no mask"
-        return f"attention {row['op'].split('_')[1]}, {causal}"
+        return f"attention {row['op'].split('_')[1]}, {causal}" + ("" if row["dtype"] == "bf16" else f", {row['dtype']}")
     if row["group"] == "streaming":
         return "elementwise" if row["op"] in ("add", "mul_scalar", "relu", "gelu", "silu") else "layer norm, RMS norm, softmax"
     return "convolution, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")

@@ -32,7 +32,7 @@ def split_of(row):
         return "fit"
     if row["group"] == "gemm" and row["dtype"] == "bf16" and row["extra"] == "square":
         return "fit"
-    if row["group"] == "attention" and row["extra"] == "default;causal=0;heads=32":   # 4,096 wide: head width 128
+    if row["group"] == "attention" and row["dtype"] == "bf16" and row["extra"] == "default;causal=0;heads=32":   # 4,096 wide: head width 128
         return "fit"
     return "predict"
 
