@@ -10,6 +10,10 @@ kernels far too small to matter (1-element tensors), so the wall time per op is 
   backward_per_node   one backward over a chain of 100 recorded adds, per node
   adamw_per_tensor    AdamW.step() (PyTorch's default, foreach) per parameter tensor, 200 tensors
   sgd_per_tensor      SGD with momentum .step() per parameter tensor, 200 tensors
+  module_relu         an nn.ReLU module called under inference_mode: the nn.Module call's own cost
+                      over `add`'s (the second H100's batch-1 rows spent ~20 us of host per kernel)
+  module_conv_bn_relu per module of an eval-mode Conv2d(1, 1, 1) -> BatchNorm2d -> ReLU Sequential
+                      under inference_mode, a torchvision CNN's commonest triple
 One row per case: case,dtype,us_per_op,p10,p90,repeats (repeats of a 1,000-op loop; spread over them).
 
     python3 validate/scripts/gpu_dispatch.py --out dispatch.csv
@@ -86,9 +90,24 @@ def main():
             for _ in range(5):
                 sgd.step()
 
+        relu = torch.nn.ReLU()
+        image = torch.ones(1, 1, 1, 1, device=dev, dtype=dtype)
+        triple = torch.nn.Sequential(torch.nn.Conv2d(1, 1, 1), torch.nn.BatchNorm2d(1), torch.nn.ReLU()).to(dev, dtype).eval()
+
+        def module_relu():
+            with torch.inference_mode():
+                for _ in range(n):
+                    relu(a)
+
+        def module_triple():
+            with torch.inference_mode():
+                for _ in range(n // 3):
+                    triple(image)
+
         for case, loop, ops in (("add", add, n), ("add_grad", add_grad, n), ("linear_grad", linear_grad, n),
                                 ("backward_per_node", backward_chain, 1000), ("adamw_per_tensor", adamw_steps, 1000),
-                                ("sgd_per_tensor", sgd_steps, 1000)):
+                                ("sgd_per_tensor", sgd_steps, 1000), ("module_relu", module_relu, n),
+                                ("module_conv_bn_relu", module_triple, 3 * (n // 3))):
             med, p10, p90, reps = per_op(loop, ops)
             rows.append(dict(case=case, dtype=dtype_name, us_per_op=f"{med:.3f}", p10=f"{p10:.3f}", p90=f"{p90:.3f}", repeats=reps))
             print(f"{case} {dtype_name}: {med:.2f} us per op (p10 {p10:.2f}, p90 {p90:.2f})", flush=True)
