@@ -21,8 +21,13 @@ LayerExplanation explain_layer(const ir::Network& network, const ir::Device& dev
   e.precision = report.precision;
   e.row = report.layers[id];
   e.model = options.kernel_model;
-  // From L2 (Workload::l2_span) the forward moves only the rest through DRAM, as LayerTimer timed it.
-  const PassCost& forward = e.row.time_fwd.in_l2 ? w.l2_forward[id] : cost.forward;
+  // The forward as simulate() timed it: the row's, with the kernels a GPU's libraries add (the bias,
+  // NCHW conversions); from L2 (Workload::l2_span) it moves only the rest through DRAM.
+  PassCost forward = e.row.fwd;
+  if (e.row.time_fwd.in_l2) {
+    forward = w.l2_forward[id];
+    forward.kernels = e.row.fwd.kernels;
+  }
   e.passes[0] = {"forward", forward, e.row.time_fwd, e.row.ppp_fwd, {}, std::nullopt, std::nullopt};
   e.passes[1] = {"backward", e.row.bwd, e.row.time_bwd, e.row.ppp_bwd, {}, std::nullopt, std::nullopt};
   if (e.row.time_fwd.kernel_model || e.row.time_bwd.kernel_model) {

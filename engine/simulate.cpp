@@ -577,7 +577,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const Extras e = extras_of(c, true);
     if (!e.any()) return c;
     converted = with_extras(c, e);
-    converted_l2 = plus(w.l2_forward[id], e.forward);
+    // Run from L2, the extra kernels read and write values the layer has just made there: their
+    // launches and fixed times count, their bytes are the L2's.
+    converted_l2 = w.l2_forward[id];
+    converted_l2.kernels += e.forward.kernels;
     return converted;
   };
   Totals& t = r.totals;
