@@ -2,6 +2,7 @@
 // its own, and reduces dY for its gradient in another (aten/src/ATen/native/Convolution.cpp), worked
 // by hand for one convolution; a runtime that fuses, a CPU, a convolution without a bias and a
 // depthwise one run no such kernel.
+#include "engine/explain.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 
@@ -58,6 +59,10 @@ TEST_CASE("a GPU convolution's bias is a kernel of its own in eager PyTorch, fol
     CHECK(row(separate, name).fwd == row(folded, name).fwd);
     CHECK(row(separate, name).bwd == row(folded, name).bwd);
   }
+  // --explain describes the forward simulate timed, the bias kernel in it.
+  const engine::LayerExplanation e = engine::explain_layer(net, a100, eager, "a");
+  CHECK(e.passes[0].cost.kernels == 2);
+  CHECK(e.passes[0].cost.bytes() == row(separate, "a").fwd.bytes());
   CHECK(separate.totals.kernels_fwd == folded.totals.kernels_fwd + 1);
   CHECK(separate.totals.kernels_bwd == folded.totals.kernels_bwd + 1);
   CHECK(separate.totals.bytes_fwd == folded.totals.bytes_fwd + 2 * y + bias);
