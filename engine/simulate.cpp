@@ -569,19 +569,19 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
     return c;
   };
-  OpCost converted;
-  PassCost converted_l2;
+  OpCost extended;
+  PassCost extended_l2;
   double conversion_s = 0.0;
   const auto effective = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = w.cost(id);
     const Extras e = extras_of(c, true);
     if (!e.any()) return c;
-    converted = with_extras(c, e);
+    extended = with_extras(c, e);
     // Run from L2, the extra kernels read and write values the layer has just made there: their
     // launches and fixed times count, their bytes are the L2's.
-    converted_l2 = w.l2_forward[id];
-    converted_l2.kernels += e.forward.kernels;
-    return converted;
+    extended_l2 = w.l2_forward[id];
+    extended_l2.kernels += e.forward.kernels;
+    return extended;
   };
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
@@ -600,7 +600,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const std::size_t id = w.groups[g].first;
     const double size = w.groups[g].size;
     const OpCost& c = effective(id);
-    const bool conversions = &c == &converted;
+    const bool has_extras = &c == &extended;
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     GroupTime& gt = full ? times[g] : scratch;
@@ -608,8 +608,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
-                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? (conversions ? &converted_l2 : &w.l2_forward[id]) : nullptr);
-    if (conversions) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
+                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? (has_extras ? &extended_l2 : &w.l2_forward[id]) : nullptr);
+    if (has_extras) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
       const OpCost& stored = w.cost(id);
       const Extras e = extras_of(stored, true);
       t.bytes_fwd += size * e.forward.bytes();
