@@ -99,6 +99,9 @@ struct OpCost {
   // reduction of dY in the backward (costs/conv.cpp). Empty for other ops and convolutions without a
   // bias; simulate() adds them on a GPU where the runtime fuses nothing.
   PassCost bias_forward, bias_backward;
+  // The argmax indices a max pool's inference forward writes on a GPU, where PyTorch always computes
+  // them (costs/conv.cpp); the training forward writes them anywhere. Added by simulate() likewise.
+  PassCost indices_forward;
   friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 

@@ -535,11 +535,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // What a GPU's libraries run beside a layer's own kernels, timed and counted as the pass's own:
   // on channels-first tensors, where convolutions run on tensor cores at this precision, each such
   // convolution's layout conversions (OpCost::nchw_forward); and, unless the runtime fuses, the
-  // convolution bias PyTorch adds after cuDNN's call (OpCost::bias_forward). `effective` is a layer's
-  // costs as this device runs them.
+  // convolution bias PyTorch adds after cuDNN's call (OpCost::bias_forward) and the indices its max
+  // pool writes in inference too (OpCost::indices_forward). `effective` is a layer's costs as this
+  // device runs them.
   const bool gpu = device.kind == ir::DeviceKind::GPU;
   const bool converts = opt.memory_format == MemoryFormat::ChannelsFirst && gpu && r.device.matmul_peak_used.matrix;
-  const bool separate_bias = gpu && !(opt.runtime && !opt.runtime->fusions.empty());
+  const bool eager_gpu = gpu && !(opt.runtime && !opt.runtime->fusions.empty());
   const auto plus = [](PassCost a, const PassCost& b) {
     a.bytes_read += b.bytes_read;
     a.bytes_written += b.bytes_written;
@@ -548,7 +549,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   };
   struct Extras {
     PassCost forward, backward;
-    bool any() const { return forward.kernels + backward.kernels > 0; }
+    PassCost inference;   // the inference forward's alone
+    bool any() const { return forward.bytes() + backward.bytes() + inference.bytes() > 0 || forward.kernels + backward.kernels > 0; }
   };
   // with_conversions false: the bias alone (the NCHW note times the conversions by the difference).
   const auto extras_of = [&](const OpCost& c, bool with_conversions) {
@@ -557,14 +559,15 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       e.forward = plus(e.forward, c.nchw_forward);
       e.backward = plus(e.backward, c.nchw_backward);
     }
-    if (separate_bias) {
+    if (eager_gpu) {
       e.forward = plus(e.forward, c.bias_forward);
       e.backward = plus(e.backward, c.bias_backward);
+      e.inference = c.indices_forward;
     }
     return e;
   };
   const auto with_extras = [&](OpCost c, const Extras& e) {
-    c.forward = plus(c.forward, e.forward);
+    c.forward = plus(plus(c.forward, e.forward), e.inference);
     c.forward_train = plus(c.forward_train, e.forward);
     if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
     return c;
@@ -612,7 +615,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (has_extras) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
       const OpCost& stored = w.cost(id);
       const Extras e = extras_of(stored, true);
-      t.bytes_fwd += size * e.forward.bytes();
+      t.bytes_fwd += size * (e.forward.bytes() + e.inference.bytes());
       t.bytes_fwd_train += size * e.forward.bytes();
       t.kernels_fwd += static_cast<int>(size) * e.forward.kernels;
       if (stored.backward.kernels > 0) {

@@ -7,7 +7,12 @@
 // input scatters into its window). A depthwise conv (one input channel per group) is of the depthwise
 // class (window up to 3x3) or depthwise_large, and timed against the vector peak: its per-channel dot
 // products are too short for tensor cores.
-// maxpool       window-1 comparisons per output; backward 1 per output (scatter-add into the argmax)
+// maxpool       window-1 comparisons per output; backward 1 per output (scatter-add into the argmax).
+//               The training forward writes the argmax (int64) for the backward. So does the inference
+//               forward on a GPU: at::max_pool2d computes the indices on any device but a CPU
+//               (`self.device() != at::kCPU`, aten/src/ATen/native/MaxPooling.cpp), and simulate()
+//               adds them there (OpCost::indices_forward) unless the runtime fuses. An adaptive max
+//               pool always returns its indices.
 // avgpool       window per output (window-1 adds, 1 div); backward window per output
 // adaptive      the same over torch's adaptive windows: along an axis of n inputs and m outputs,
 //               window i is [floor(i n/m), ceil((i+1) n/m)), and the windows' sizes add up to
@@ -113,11 +118,12 @@ void mark_global(const Ctx& c, OpCost& r) {
     r.op_class = ir::OpClass::Reduction;
 }
 
-void maxpool_from_windows(const Ctx& c, OpCost& r, double window_elements) {
+void maxpool_from_windows(const Ctx& c, OpCost& r, double window_elements, bool always_indices) {
   // window_elements: sum over every output of its window size, per batch.
   mark_global(c, r);
-  r.forward = pass(window_elements - c.out(), c.in() * c.w, c.out() * c.w);
   r.forward_train = pass(window_elements - c.out(), c.in() * c.w, c.out() * (c.w + kIndexBytes));
+  r.forward = always_indices ? r.forward_train : pass(window_elements - c.out(), c.in() * c.w, c.out() * c.w);
+  if (!always_indices) r.indices_forward = pass(0, 0, c.out() * kIndexBytes, 0);
   r.backward = pass(c.out(), c.out() * (c.w + kIndexBytes), c.in() * c.w);
   r.saved_bytes = c.out() * kIndexBytes;
 }
@@ -140,9 +146,9 @@ double adaptive_windows(const Ctx& c) {
   return total;
 }
 
-void maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, fixed_windows(c)); }
+void maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, fixed_windows(c), false); }
 void avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, fixed_windows(c)); }
-void adaptive_maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, adaptive_windows(c)); }
+void adaptive_maxpool(const Ctx& c, OpCost& r) { maxpool_from_windows(c, r, adaptive_windows(c), true); }
 void adaptive_avgpool(const Ctx& c, OpCost& r) { avgpool_from_windows(c, r, adaptive_windows(c)); }
 
 void upsample(const Ctx& c, OpCost& r) {

@@ -93,10 +93,10 @@ const Row kResampleRows[] = {
     // torch's windows along the rows, 24 -> 5: [0,5) [4,10) [9,15) [14,20) [19,24), sizes 5+6+6+6+5 = 28
     // (= 24 + 5 - gcd(24, 5)); along the columns, 24 -> 3: [0,8) [8,16) [16,24), 24 (= 24 + 3 - 3).
     // Window elements per channel 28 x 24 = 672, x 2 channels x 2 samples = 2688; window - 1 comparisons
-    // per output: 2688 - 60 = 2628. Reads 2304 x 4 = 9216 B, writes 240 B; in training also the int64
-    // argmax (8 B per output): 60 x 12 = 720 B. Backward 1 per output (scatter-add into the argmax) = 60;
-    // reads g and the indices (720 B), writes 9216 B.
-    {"adaptive_maxpool1", {2628, 9216, 240}, {2628, 9216, 720}, {60, 720, 9216}, 1},
+    // per output: 2688 - 60 = 2628. Reads 2304 x 4 = 9216 B, writes 240 B and the int64 argmax (8 B per
+    // output), which adaptive_max_pool2d always returns: 60 x 12 = 720 B. Backward 1 per output
+    // (scatter-add into the argmax) = 60; reads g and the indices (720 B), writes 9216 B.
+    {"adaptive_maxpool1", {2628, 9216, 720}, {2628, 9216, 720}, {60, 720, 9216}, 1},
     // upsample2, bilinear, scale 2: [2,5,3] (30, 60, 240 B) -> [2,10,6] (120, 240, 960 B). 4 taps:
     // 2 x 4 - 1 = 7 per output = 1680 FLOPs; reads 240 B, writes 960 B. Backward the same 1680 FLOPs,
     // scattered into the zero-filled input (2 kernels: the fill and the scatter-add): reads g (960 B),

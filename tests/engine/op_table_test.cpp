@@ -91,9 +91,10 @@ const Row kRows[] = {
     // (2 x (1024 + 1024) + 16 + 256) x 4 = 17472 B; writes the input and parameter gradients (1024 + 16) x 4 = 4160 B.
     {"layernorm1", {7168, 4160, 5120}, {7168, 4160, 5120}, {10240, 17472, 4160}, 2},
     // maxpool1 2x2 on [8,8,8] -> [8,4,4]: 256 outputs per batch, window 4: 3 comparisons per output = 768.
-    // Reads 4096 B, writes 1024 B; in training also the int64 argmax (8 B per output): 256 x 12 = 3072 B.
+    // Reads 4096 B, writes 1024 B, and the int64 argmax (8 B per output): 256 x 12 = 3072 B, in training
+    // and, on this GPU, in inference too (PyTorch computes the indices on any device but a CPU).
     // Backward: 1 per output (scatter-add) = 256; reads g and the indices (3072 B), writes 4096 B.
-    {"maxpool1", {768, 4096, 1024}, {768, 4096, 3072}, {256, 3072, 4096}, 1},
+    {"maxpool1", {768, 4096, 3072}, {768, 4096, 3072}, {256, 3072, 4096}, 1},
     // avgpool1 2x2: window per output = 4 x 256 = 1024 both ways; backward reads g (1024 B), writes 4096 B.
     {"avgpool1", {1024, 4096, 1024}, {1024, 4096, 1024}, {1024, 1024, 4096}, 1},
     // concat1 of two [8,4,4]: a copy, no FLOPs: reads 2 x 1024 B, writes 2048 B; backward hands out views.

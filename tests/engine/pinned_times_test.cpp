@@ -126,8 +126,8 @@ TEST_CASE("VGG-19's counts are torchvision's, and its totals are the PALEO formu
 TEST_CASE("regression guard: the flat model's VGG-19 and ResNet-50 totals as the README printed them") {
   const engine::Report vgg = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100(),
                                               {.batch = 1, .precision = ir::Precision::FP32, .kernel_model = engine::KernelModel::Flat});
-  CHECK_THAT(vgg.totals.time_fwd_s, WithinAbs(5.09e-3, 0.005e-3));
-  CHECK_THAT(vgg.totals.roofline_fwd_s, WithinAbs(2.43e-3, 0.005e-3));
+  CHECK_THAT(vgg.totals.time_fwd_s, WithinAbs(5.10e-3, 0.005e-3));
+  CHECK_THAT(vgg.totals.roofline_fwd_s, WithinAbs(2.44e-3, 0.005e-3));
   CHECK_THAT(vgg.totals.time_train_step_s, WithinAbs(17.3e-3, 0.05e-3));
   CHECK_THAT(vgg.totals.time_bwd_s, WithinAbs(9.70e-3, 0.005e-3));
   CHECK_THAT(vgg.totals.roofline_train_step_s, WithinAbs(9.07e-3, 0.005e-3));
@@ -139,7 +139,7 @@ TEST_CASE("regression guard: the flat model's VGG-19 and ResNet-50 totals as the
     std::int64_t batch;
     double infer_s;
   };
-  for (const Case& c : {Case{&a100(), 1, 1.11e-3}, Case{&a100(), 64, 13.6e-3}, Case{&t4, 1, 2.02e-3}, Case{&t4, 64, 62.0e-3}}) {
+  for (const Case& c : {Case{&a100(), 1, 1.11e-3}, Case{&a100(), 64, 13.7e-3}, Case{&t4, 1, 2.02e-3}, Case{&t4, 64, 62.5e-3}}) {
     CAPTURE(c.device->name, c.batch);
     const engine::Report r = engine::simulate(
         net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16, .master_weights = false,
@@ -184,9 +184,10 @@ TEST_CASE("the default PPP of every op class pinned through a layer of each clas
   // batchnorm1 (eval): F = 2 × 8192 = 16,384; Br = (8192 + 32) × 4 = 32,896 B; Bw = 32,768 B.
   //   PALEO = 65,664 / (0.6 × 1555e9) = 70.379 ns + 16,384 / 9.75e12 = 1.680 ns + 5 us = 5.072060 us
   CHECK_THAT(find(r, "batchnorm1").time_fwd.paleo_s, WithinAbs(5.072060e-6, 1e-12));
-  // maxpool1 2x2 -> [8, 16, 16] = 2048 outputs: F = 3 × 2048 = 6144; Br = 32,768 B; Bw = 8192 B.
-  //   PALEO = 40,960 / (0.7 × 1555e9) = 37.630 ns + 6144 / 9.75e12 = 0.630 ns + 5 us = 5.038260 us
-  CHECK_THAT(find(r, "maxpool1").time_fwd.paleo_s, WithinAbs(5.038260e-6, 1e-12));
+  // maxpool1 2x2 -> [8, 16, 16] = 2048 outputs: F = 3 × 2048 = 6144; Br = 32,768 B; Bw = 8192 B and, on
+  //   a GPU, the int64 indices PyTorch computes in inference too: 2048 × 8 = 16,384 B.
+  //   PALEO = 57,344 / (0.7 × 1555e9) = 52.681 ns + 6144 / 9.75e12 = 0.630 ns + 5 us = 5.053311 us
+  CHECK_THAT(find(r, "maxpool1").time_fwd.paleo_s, WithinAbs(5.053311e-6, 1e-12));
   // channel_shuffle1 on [16, 16, 16] = 4096 elements: a copy, B = 2 × 16,384 = 32,768 B, no FLOPs.
   //   PALEO = 32,768 / (0.8 × 1555e9) = 26.341 ns + 5 us = 5.026341 us
   CHECK_THAT(find(r, "channel_shuffle1").time_fwd.paleo_s, WithinAbs(5.026341e-6, 1e-12));

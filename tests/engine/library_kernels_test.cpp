@@ -1,7 +1,8 @@
-// A GPU convolution's bias (OpCost::bias_forward): PyTorch adds it after cuDNN's call in a kernel of
-// its own, and reduces dY for its gradient in another (aten/src/ATen/native/Convolution.cpp), worked
-// by hand for one convolution; a runtime that fuses, a CPU, a convolution without a bias and a
-// depthwise one run no such kernel.
+// What PyTorch's GPU libraries run beside a layer's own kernel, worked by hand. A convolution's bias
+// (OpCost::bias_forward): PyTorch adds it after cuDNN's call in a kernel of its own, and reduces dY for
+// its gradient in another (aten/src/ATen/native/Convolution.cpp); a runtime that fuses, a CPU, a
+// convolution without a bias and a depthwise one run no such kernel. A max pool's inference forward
+// (OpCost::indices_forward) writes its argmax on a GPU, not on a CPU (MaxPooling.cpp).
 #include "engine/explain.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
@@ -74,4 +75,25 @@ TEST_CASE("a CPU's convolution adds its bias in the same kernel") {
   CHECK(row(cpu, "a").fwd.kernels == 1);
   CHECK(row(cpu, "a").fwd.kernels == row(cpu, "n").fwd.kernels);
   CHECK(row(cpu, "a").bwd.kernels == 1);   // the weight gradient alone: x needs none
+}
+
+TEST_CASE("a max pool's inference forward writes its int64 indices on a GPU, not on a CPU") {
+  const ir::Network net = ridge::lang::parse_network(
+      "network pool {\n"
+      "  input x: [8, 16, 16]\n"
+      "  return x -> conv(8, kernel: 3, pad: 1, bias: false) -> maxpool(2) as p\n"
+      "}\n",
+      "pool.net");
+  const engine::Options options{.batch = 4, .precision = ir::Precision::FP32};
+  // 4 samples of [8, 8, 8]: 2048 outputs, 8 KiB of them at fp32, 16 KiB of indices.
+  const double outputs = 4.0 * 8 * 8 * 8;
+  const engine::Report gpu = engine::simulate(net, device("a100-sxm4-40gb"), options);
+  CHECK(row(gpu, "p").fwd.bytes_written == outputs * (4 + 8));
+  CHECK(row(gpu, "p").fwd.kernels == 1);
+  CHECK(row(gpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
+  const engine::Report cpu = engine::simulate(net, device("xeon-8480"), options);
+  CHECK(row(cpu, "p").fwd.bytes_written == outputs * 4);
+  CHECK(row(cpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
+  // The totals count them.
+  CHECK(gpu.totals.bytes_fwd - cpu.totals.bytes_fwd == outputs * 8);
 }
