@@ -6,15 +6,17 @@
 #include "engine/explain.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
+#include "tests/support/reports.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
 namespace engine = ridge::engine;
 namespace ir = ridge::ir;
+using ridge::testing::catalogue_device;
+using ridge::testing::layer_named;
 
 namespace {
 
@@ -29,17 +31,11 @@ ir::Network convs() {
       "convs.net");
 }
 
-ir::Device device(const std::string& id) { return ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/" + id + ".hw"); }
-
-const engine::LayerRow& row(const engine::Report& r, const std::string& name) {
-  return *std::find_if(r.layers.begin(), r.layers.end(), [&](const engine::LayerRow& l) { return l.name == name; });
-}
-
 }  // namespace
 
 TEST_CASE("a GPU convolution's bias is a kernel of its own in eager PyTorch, folded away where the runtime fuses") {
   const ir::Network net = convs();
-  const ir::Device a100 = device("a100-sxm4-40gb");
+  const ir::Device a100 = catalogue_device("a100-sxm4-40gb");
   const engine::Options eager{.batch = 8, .precision = ir::Precision::FP16};
   engine::Options fused = eager;
   fused.runtime = std::make_shared<const ir::Runtime>(ridge::lang::load_runtime(std::string(RIDGE_RUNTIMES_DIR) + "/tensorrt.rt"));
@@ -47,23 +43,23 @@ TEST_CASE("a GPU convolution's bias is a kernel of its own in eager PyTorch, fol
   // fp16, batch 8: a writes 8·32·28·28 elements; its bias is 32 values.
   const double y = 8.0 * 32 * 784 * 2, bias = 32.0 * 2;
   // Forward: one kernel reads y and the bias and writes y.
-  CHECK(row(separate, "a").fwd.kernels - row(folded, "a").fwd.kernels == 1);
-  CHECK(row(separate, "a").fwd.bytes() - row(folded, "a").fwd.bytes() == 2 * y + bias);
-  CHECK(row(separate, "a").time_fwd.paleo_s - row(folded, "a").time_fwd.paleo_s >= 2 * y / 1.555e12);
+  CHECK(layer_named(separate, "a").fwd.kernels - layer_named(folded, "a").fwd.kernels == 1);
+  CHECK(layer_named(separate, "a").fwd.bytes() - layer_named(folded, "a").fwd.bytes() == 2 * y + bias);
+  CHECK(layer_named(separate, "a").time_fwd.paleo_s - layer_named(folded, "a").time_fwd.paleo_s >= 2 * y / 1.555e12);
   // Backward: one kernel reads dY and writes the bias gradient.
-  CHECK(row(separate, "a").bwd.kernels - row(folded, "a").bwd.kernels == 1);
-  CHECK(row(separate, "a").bwd.bytes() - row(folded, "a").bwd.bytes() == y + bias);
-  CHECK(row(separate, "a").time_bwd.paleo_s > row(folded, "a").time_bwd.paleo_s);
+  CHECK(layer_named(separate, "a").bwd.kernels - layer_named(folded, "a").bwd.kernels == 1);
+  CHECK(layer_named(separate, "a").bwd.bytes() - layer_named(folded, "a").bwd.bytes() == y + bias);
+  CHECK(layer_named(separate, "a").time_bwd.paleo_s > layer_named(folded, "a").time_bwd.paleo_s);
   // No bias, or a depthwise convolution (its kernel adds the bias): nothing.
   for (const char* name : {"n", "d"}) {
     INFO(name);
-    CHECK(row(separate, name).fwd == row(folded, name).fwd);
-    CHECK(row(separate, name).bwd == row(folded, name).bwd);
+    CHECK(layer_named(separate, name).fwd == layer_named(folded, name).fwd);
+    CHECK(layer_named(separate, name).bwd == layer_named(folded, name).bwd);
   }
   // --explain describes the forward simulate timed, the bias kernel in it.
   const engine::LayerExplanation e = engine::explain_layer(net, a100, eager, "a");
   CHECK(e.passes[0].cost.kernels == 2);
-  CHECK(e.passes[0].cost.bytes() == row(separate, "a").fwd.bytes());
+  CHECK(e.passes[0].cost.bytes() == layer_named(separate, "a").fwd.bytes());
   CHECK(separate.totals.kernels_fwd == folded.totals.kernels_fwd + 1);
   CHECK(separate.totals.kernels_bwd == folded.totals.kernels_bwd + 1);
   CHECK(separate.totals.bytes_fwd == folded.totals.bytes_fwd + 2 * y + bias);
@@ -71,10 +67,10 @@ TEST_CASE("a GPU convolution's bias is a kernel of its own in eager PyTorch, fol
 
 TEST_CASE("a CPU's convolution adds its bias in the same kernel") {
   const ir::Network net = convs();
-  const engine::Report cpu = engine::simulate(net, device("xeon-8480"), {.batch = 8, .precision = ir::Precision::FP32});
-  CHECK(row(cpu, "a").fwd.kernels == 1);
-  CHECK(row(cpu, "a").fwd.kernels == row(cpu, "n").fwd.kernels);
-  CHECK(row(cpu, "a").bwd.kernels == 1);   // the weight gradient alone: x needs none
+  const engine::Report cpu = engine::simulate(net, catalogue_device("xeon-8480"), {.batch = 8, .precision = ir::Precision::FP32});
+  CHECK(layer_named(cpu, "a").fwd.kernels == 1);
+  CHECK(layer_named(cpu, "a").fwd.kernels == layer_named(cpu, "n").fwd.kernels);
+  CHECK(layer_named(cpu, "a").bwd.kernels == 1);   // the weight gradient alone: x needs none
 }
 
 TEST_CASE("a max pool's inference forward writes its int64 indices on a GPU, not on a CPU") {
@@ -87,13 +83,13 @@ TEST_CASE("a max pool's inference forward writes its int64 indices on a GPU, not
   const engine::Options options{.batch = 4, .precision = ir::Precision::FP32};
   // 4 samples of [8, 8, 8]: 2048 outputs, 8 KiB of them at fp32, 16 KiB of indices.
   const double outputs = 4.0 * 8 * 8 * 8;
-  const engine::Report gpu = engine::simulate(net, device("a100-sxm4-40gb"), options);
-  CHECK(row(gpu, "p").fwd.bytes_written == outputs * (4 + 8));
-  CHECK(row(gpu, "p").fwd.kernels == 1);
-  CHECK(row(gpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
-  const engine::Report cpu = engine::simulate(net, device("xeon-8480"), options);
-  CHECK(row(cpu, "p").fwd.bytes_written == outputs * 4);
-  CHECK(row(cpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
+  const engine::Report gpu = engine::simulate(net, catalogue_device("a100-sxm4-40gb"), options);
+  CHECK(layer_named(gpu, "p").fwd.bytes_written == outputs * (4 + 8));
+  CHECK(layer_named(gpu, "p").fwd.kernels == 1);
+  CHECK(layer_named(gpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
+  const engine::Report cpu = engine::simulate(net, catalogue_device("xeon-8480"), options);
+  CHECK(layer_named(cpu, "p").fwd.bytes_written == outputs * 4);
+  CHECK(layer_named(cpu, "p").fwd_train.bytes_written == outputs * (4 + 8));
   // The totals count them.
   CHECK(gpu.totals.bytes_fwd - cpu.totals.bytes_fwd == outputs * 8);
 }

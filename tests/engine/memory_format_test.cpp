@@ -3,6 +3,7 @@
 // where no tensor core runs it, and the whole-network effect against published channels-last speedups.
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
+#include "tests/support/reports.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,8 @@
 
 namespace engine = ridge::engine;
 namespace ir = ridge::ir;
+using ridge::testing::catalogue_device;
+using ridge::testing::layer_named;
 
 namespace {
 
@@ -25,15 +28,9 @@ ir::Network convs() {
       "convs.net");
 }
 
-ir::Device device(const std::string& id) { return ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/" + id + ".hw"); }
-
-const engine::LayerRow& row(const engine::Report& r, const std::string& name) {
-  return *std::find_if(r.layers.begin(), r.layers.end(), [&](const engine::LayerRow& l) { return l.name == name; });
-}
-
 double train_step(const std::string& net, const std::string& dev, std::int64_t batch, engine::MemoryFormat format) {
   const ir::Network n = ridge::lang::load_network(std::string(RIDGE_MODELS_DIR) + "/" + net + ".net");
-  return engine::simulate(n, device(dev), {.batch = batch, .precision = ir::Precision::FP16, .memory_format = format})
+  return engine::simulate(n, catalogue_device(dev), {.batch = batch, .precision = ir::Precision::FP16, .memory_format = format})
       .totals.time_train_step_s;
 }
 
@@ -41,7 +38,7 @@ double train_step(const std::string& net, const std::string& dev, std::int64_t b
 
 TEST_CASE("a tensor-core convolution on NCHW tensors transposes what each call reads and writes, one kernel a tensor") {
   const ir::Network net = convs();
-  const ir::Device a100 = device("a100-sxm4-40gb");
+  const ir::Device a100 = catalogue_device("a100-sxm4-40gb");
   const engine::Options nhwc{.batch = 8, .precision = ir::Precision::FP16};
   engine::Options nchw = nhwc;
   nchw.memory_format = engine::MemoryFormat::ChannelsFirst;
@@ -50,26 +47,26 @@ TEST_CASE("a tensor-core convolution on NCHW tensors transposes what each call r
   // writes 64·28·28.
   const double x = 8.0 * 16 * 784 * 2, a = 8.0 * 32 * 784 * 2, b = 8.0 * 64 * 784 * 2;
   // Forward: x in and y out, each read and written once by its own kernel.
-  CHECK(row(converted, "a").fwd.bytes() - row(plain, "a").fwd.bytes() == 2 * (x + a));
-  CHECK(row(converted, "a").fwd.kernels - row(plain, "a").fwd.kernels == 2);
-  CHECK(row(converted, "b").fwd.bytes() - row(plain, "b").fwd.bytes() == 2 * (a + b));
+  CHECK(layer_named(converted, "a").fwd.bytes() - layer_named(plain, "a").fwd.bytes() == 2 * (x + a));
+  CHECK(layer_named(converted, "a").fwd.kernels - layer_named(plain, "a").fwd.kernels == 2);
+  CHECK(layer_named(converted, "b").fwd.bytes() - layer_named(plain, "b").fwd.bytes() == 2 * (a + b));
   // Backward of a: the weight gradient alone (x needs none), x and dY converted.
-  CHECK(row(converted, "a").bwd.bytes() - row(plain, "a").bwd.bytes() == 2 * (x + a));
-  CHECK(row(converted, "a").bwd.kernels - row(plain, "a").bwd.kernels == 2);
+  CHECK(layer_named(converted, "a").bwd.bytes() - layer_named(plain, "a").bwd.bytes() == 2 * (x + a));
+  CHECK(layer_named(converted, "a").bwd.kernels - layer_named(plain, "a").bwd.kernels == 2);
   // Backward of b: the input gradient (dY in, dX out) and the weight gradient (x and dY in).
-  CHECK(row(converted, "b").bwd.bytes() - row(plain, "b").bwd.bytes() == 2 * (b + a) + 2 * (a + b));
-  CHECK(row(converted, "b").bwd.kernels - row(plain, "b").bwd.kernels == 4);
+  CHECK(layer_named(converted, "b").bwd.bytes() - layer_named(plain, "b").bwd.bytes() == 2 * (b + a) + 2 * (a + b));
+  CHECK(layer_named(converted, "b").bwd.kernels - layer_named(plain, "b").bwd.kernels == 4);
   // Each conversion is time: every pass of a and b is slower, by at least its bytes at the datasheet's
   // bandwidth.
   for (const char* name : {"a", "b"}) {
     INFO(name);
-    const double extra = row(converted, name).fwd.bytes() - row(plain, name).fwd.bytes();
-    CHECK(row(converted, name).time_fwd.paleo_s - row(plain, name).time_fwd.paleo_s >= extra / 1.555e12);
-    CHECK(row(converted, name).time_bwd.paleo_s > row(plain, name).time_bwd.paleo_s);
+    const double extra = layer_named(converted, name).fwd.bytes() - layer_named(plain, name).fwd.bytes();
+    CHECK(layer_named(converted, name).time_fwd.paleo_s - layer_named(plain, name).time_fwd.paleo_s >= extra / 1.555e12);
+    CHECK(layer_named(converted, name).time_bwd.paleo_s > layer_named(plain, name).time_bwd.paleo_s);
   }
   // A depthwise convolution runs on the vector lanes, on NCHW natively: nothing changes.
-  CHECK(row(converted, "d").fwd == row(plain, "d").fwd);
-  CHECK(row(converted, "d").time_bwd.paleo_s == row(plain, "d").time_bwd.paleo_s);
+  CHECK(layer_named(converted, "d").fwd == layer_named(plain, "d").fwd);
+  CHECK(layer_named(converted, "d").time_bwd.paleo_s == layer_named(plain, "d").time_bwd.paleo_s);
   // The totals count the conversions, and the report says what they cost.
   CHECK(converted.totals.kernels_fwd == plain.totals.kernels_fwd + 4);
   CHECK(converted.totals.bytes_fwd == plain.totals.bytes_fwd + 2 * (x + a) + 2 * (a + b));
@@ -83,9 +80,9 @@ TEST_CASE("without tensor cores at the precision (fp32 on a V100) or on a CPU (A
                                       {"xeon-8480", ir::Precision::BF16}}) {
     INFO(id);
     engine::Options nchw{.batch = 8, .precision = precision};
-    const engine::Report plain = engine::simulate(net, device(id), nchw);
+    const engine::Report plain = engine::simulate(net, catalogue_device(id), nchw);
     nchw.memory_format = engine::MemoryFormat::ChannelsFirst;
-    const engine::Report converted = engine::simulate(net, device(id), nchw);
+    const engine::Report converted = engine::simulate(net, catalogue_device(id), nchw);
     CHECK(converted.totals.time_train_step_s == plain.totals.time_train_step_s);
     CHECK(converted.totals.bytes_fwd == plain.totals.bytes_fwd);
   }

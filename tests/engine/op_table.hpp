@@ -8,6 +8,7 @@
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 #include "tests/support/fixed_device.hpp"
+#include "tests/support/reports.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -43,14 +44,6 @@ struct OpRow {
 inline engine::Report simulate_on_fixed_device(const char* net_text, const char* file) {
   return engine::simulate(lang::parse_network(net_text, file), lang::parse_device(kFixedDeviceHw, "fixed.hw"),
                           {.batch = 2, .precision = ir::Precision::FP32});
-}
-
-// The report's layer of that name (a test failure when it has none).
-inline const engine::LayerRow& layer_named(const engine::Report& report, const std::string& name) {
-  for (const engine::LayerRow& l : report.layers)
-    if (l.name == name) return l;
-  FAIL("no layer " << name);
-  throw;
 }
 
 // Returns the ops (their names) of the layers a table's rows check.
