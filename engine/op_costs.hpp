@@ -90,6 +90,9 @@ struct OpCost {
   kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
   std::optional<kernels::Attention> flash;   // a fused attention kernel, for the attention kernel model
   bool sparse = false;           // its inference forward runs 2:4-sparse weights (engine/sparsity.hpp)
+  // A dense convolution whose input channels fill less than one 16-byte vector at this precision: on
+  // a GPU, simulate() moves it off the matrix units (ir::OpClass::NarrowConv) unless the runtime pads.
+  bool narrow_input = false;
   // The layout conversions a library runs around a tensor-core convolution whose tensors are
   // channels-first (NCHW; Options::memory_format): each activation tensor a call reads is transposed to
   // channels-last and its result back, one streaming kernel each (costs/conv.cpp). Empty for other ops;

@@ -572,13 +572,26 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
     return c;
   };
+  // On a GPU a convolution with under 16 bytes of input channels runs on the CUDA cores unless the
+  // runtime pads its channels (ir::OpClass::NarrowConv): `base` is a layer's costs in the class it
+  // runs in, before the extras.
+  const bool narrow_on_vector = gpu && !(opt.runtime && opt.runtime->pads_narrow_channels);
+  OpCost narrowed;
+  const auto base = [&](std::size_t id) -> const OpCost& {
+    const OpCost& c = w.cost(id);
+    if (!narrow_on_vector || !c.narrow_input) return c;
+    narrowed = c;
+    narrowed.op_class = ir::OpClass::NarrowConv;
+    narrowed.matrix_unit = false;
+    return narrowed;
+  };
   OpCost extended;
   PassCost extended_l2;
   double conversion_s = 0.0;
   const auto effective = [&](std::size_t id) -> const OpCost& {
-    const OpCost& c = w.cost(id);
+    const OpCost& c = base(id);
     const Extras e = extras_of(c, true);
-    if (!e.any()) return c;
+    if (!e.any() && &c != &narrowed) return c;
     extended = with_extras(c, e);
     // Run from L2, the extra kernels read and write values the layer has just made there: their
     // launches and fixed times count, their bytes are the L2's.
@@ -613,7 +626,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
                                      l2_size > 0.0 && w.l2_span[id] <= l2_size ? (has_extras ? &extended_l2 : &w.l2_forward[id]) : nullptr);
     if (has_extras) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
-      const OpCost& stored = w.cost(id);
+      const OpCost& stored = base(id);
       const Extras e = extras_of(stored, true);
       t.bytes_fwd += size * (e.forward.bytes() + e.inference.bytes());
       t.bytes_fwd_train += size * e.forward.bytes();
@@ -746,8 +759,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     r.notes.push_back(note("report-kernel-model", "kernel model: conv/linear/matmul timed from the device's microarchitecture (" +
                       std::string(matrix_facts->family) + ", " + std::to_string(static_cast<int>(matrix_facts->sms)) +
                       " SMs: tiles, waves, main loop, L2 and DRAM); elementwise, norms, softmax, pooling, reductions and "
-                      "copies as streams at the achieved DRAM rate; depthwise convolutions by PALEO; a kernel's launch "
-                      "overlaps the GPU's work; --kernel-model flat for PALEO throughout"));
+                      "copies as streams at the achieved DRAM rate; depthwise convolutions, and those on a few input "
+                      "channels (CUDA cores), by PALEO; a kernel's launch overlaps the GPU's work; --kernel-model flat "
+                      "for PALEO throughout"));
   // Classes the kernel model times (GEMMs on the matrix units, streams) take no PPP unless the device
   // calibrated one: no default to report.
   std::vector<std::string> defaulted;

@@ -47,6 +47,9 @@
 namespace ridge::engine::costs {
 namespace {
 
+// The bytes of channels a tensor-core convolution loads at a time (ir::OpClass::NarrowConv).
+constexpr double kTensorCoreVectorBytes = 16.0;
+
 double product(const std::vector<std::int64_t>& v) {
   double p = 1;
   for (auto x : v) p *= static_cast<double>(x);
@@ -101,6 +104,9 @@ void conv(const Ctx& c, OpCost& r) {
     return;
   }
   if (groups == 1 && product(c.a().ints("kernel")) == 1) r.op_class = ir::OpClass::Pointwise;
+  // Under one 16-byte vector of input channels (3 RGB channels; 8 fp16/bf16, 4 tf32/fp32 and 16 int8
+  // channels fill one): see ir::OpClass::NarrowConv.
+  r.narrow_input = groups == 1 && static_cast<double>(cin) * c.w < kTensorCoreVectorBytes;
   implicit_gemms(c, r, groups);
   separate_bias(c, r);
 }

@@ -19,7 +19,8 @@ namespace ridge::ir {
 
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one
 // (OpSpec::op_class, narrowed by its cost row). Why each class exists is said at its row below.
-enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction, Pointwise };
+enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction, Pointwise,
+                     NarrowConv };
 
 // The PPP a class is timed with before calibration: fractions of peak compute and peak bandwidth,
 // the same for every pass. Every catalogue GPU runs on these (no catalogue .hw sets a PPP).
@@ -108,6 +109,19 @@ inline constexpr std::array kOpClasses{
     OpClassRow{.op_class = OpClass::Pointwise, .name = "pointwise", .fallback = OpClass::MatMul,
                .default_ppp = std::nullopt, .matrix_unit = true, .streams = false,
                .plot_label = "1x1 conv"},
+    // NarrowConv: a dense convolution on a GPU whose input channels fill less than one 16-byte vector
+    // (a network's stem on RGB images: 3 channels). Tensor-core convolutions load channels 16 bytes at
+    // a time, so NVIDIA asks for channels in multiples of 8 (fp16/bf16), 4 (tf32) or 16 (int8) (Deep
+    // Learning Performance Guide, "Tensor Core requirements"); below one such multiple cuDNN, as
+    // PyTorch calls it, runs a CUDA-core kernel: ResNet-50's conv1 ran at 33-37 TFLOP/s in bf16 and in
+    // tf32 alike on H100s and an H200, half their fp32 FMA peak and under 4 % of the bf16 tensor peak
+    // (docs/gpu.md). So: off the matrix units, timed by PALEO against the vector peak with matmul's
+    // PPP (its fallback), whose 0.5 PALEO fitted on convolutions that ran on CUDA cores (K20-K80).
+    // simulate() gives a convolution this class on a GPU unless the runtime pads the channels
+    // (TensorRT: `narrow_conv = padded`); elsewhere it stays a matmul.
+    OpClassRow{.op_class = OpClass::NarrowConv, .name = "narrow_conv", .fallback = OpClass::MatMul,
+               .default_ppp = std::nullopt, .matrix_unit = false, .streams = false,
+               .plot_label = "conv, few input channels (CUDA cores)"},
 };
 inline constexpr std::size_t kOpClassCount = kOpClasses.size();
 

@@ -48,6 +48,10 @@ struct Runtime {
   bool last_position_logits = false;
   std::string kv_cache = "contiguous";   // or "paged" (informative: the serving simulator pages anyway)
   std::optional<Figure> kv_block;        // tokens per block of a paged cache
+  // A convolution whose input channels fill less than one 16-byte vector (ir::OpClass::NarrowConv):
+  // false, as cuDNN runs it under PyTorch (a CUDA-core kernel); true where the stack pads the channels
+  // and runs it on the matrix units like any convolution (`narrow_conv = padded`: TensorRT).
+  bool pads_narrow_channels = false;
   // Fusion patterns, tried in the file's order at each layer, the longest match winning; and whether
   // they also apply to a training step (its forward and backward), or to inference only.
   std::vector<FusionPattern> fusions;

@@ -120,9 +120,10 @@ TEST_CASE("VGG-19's counts are torchvision's, and its totals are the PALEO formu
   CHECK_THAT(r.totals.time_update_s, WithinAbs(2.463703e-3, 0.000001e-3));
 }
 
-// Regression guards, not correctness checks: figures copied from the README's tables as they were
-// printed (3 significant figures), so that a change to the flat model's totals is seen and the README
-// regenerated with it. The hand-worked checks above are what says the numbers are right.
+// Regression guards, not correctness checks: figures as simulate printed them (3 significant figures),
+// so that a change to the flat model's totals is seen and the docs regenerated with it. The
+// hand-worked checks above are what says the numbers are right. ResNet-50's were last moved by its
+// conv1 going to the CUDA cores (ir::OpClass::NarrowConv: 1.11, 13.7, 2.02, 62.5 ms before).
 TEST_CASE("regression guard: the flat model's VGG-19 and ResNet-50 totals as the README printed them") {
   const engine::Report vgg = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100(),
                                               {.batch = 1, .precision = ir::Precision::FP32, .kernel_model = engine::KernelModel::Flat});
@@ -139,7 +140,7 @@ TEST_CASE("regression guard: the flat model's VGG-19 and ResNet-50 totals as the
     std::int64_t batch;
     double infer_s;
   };
-  for (const Case& c : {Case{&a100(), 1, 1.11e-3}, Case{&a100(), 64, 13.7e-3}, Case{&t4, 1, 2.02e-3}, Case{&t4, 64, 62.5e-3}}) {
+  for (const Case& c : {Case{&a100(), 1, 1.13e-3}, Case{&a100(), 64, 15.2e-3}, Case{&t4, 1, 2.08e-3}, Case{&t4, 64, 65.7e-3}}) {
     CAPTURE(c.device->name, c.batch);
     const engine::Report r = engine::simulate(
         net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16, .master_weights = false,

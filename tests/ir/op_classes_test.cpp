@@ -133,7 +133,7 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
     bool matrix_unit, streams;
     std::string_view label;
   };
-  const std::array<Was, 9> was{{
+  const std::array<Was, 10> was{{
       {OpClass::MatMul, "matmul", std::nullopt, {0.5, 0.8}, true, false, "conv / linear / matmul"},
       {OpClass::Elementwise, "elementwise", std::nullopt, {0.5, 0.8}, false, true, "elementwise"},
       {OpClass::Normalization, "normalization", std::nullopt, {0.5, 0.6}, false, true, "normalisation"},
@@ -144,6 +144,7 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
        "depthwise conv, window over 3x3"},
       {OpClass::Reduction, "reduction", OpClass::Pooling, {0.5, 0.7}, false, true, "reduction (global pool, mean, sum)"},
       {OpClass::Pointwise, "pointwise", OpClass::MatMul, {0.5, 0.8}, true, false, "1x1 conv"},
+      {OpClass::NarrowConv, "narrow_conv", OpClass::MatMul, {0.5, 0.8}, false, false, "conv, few input channels (CUDA cores)"},
   }};
   REQUIRE(kOpClassCount == was.size());
   for (const Was& w : was) {
@@ -157,7 +158,8 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
     CHECK(row.plot_label == w.label);
   }
   CHECK(op_class_names() ==
-        "matmul, elementwise, normalization, pooling, data_movement, depthwise, depthwise_large, reduction, pointwise");
+        "matmul, elementwise, normalization, pooling, data_movement, depthwise, depthwise_large, reduction, pointwise, "
+        "narrow_conv");
 }
 
 // A new class's .hw key is documented where a reader looks for it: the ppp.CLASS row of the .hw
