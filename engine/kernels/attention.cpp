@@ -14,30 +14,43 @@ constexpr double kBlockQueries = 128, kBlockKeys = 128;
 // forward's 2 of the same size: 2.5 times its FLOPs.
 constexpr double kBackwardWork = 2.5;
 
+// Special-function results (exp2, the softmax's exponentials) per clock per SM: 16 at compute
+// capability 5.0 to 9.0 (CUDA C++ Programming Guide, "Arithmetic Instructions", throughput of
+// 32-bit exp2f and the other special functions).
+constexpr double kExpPerClock = 16;
+
 struct Efficiency {
   std::string_view family;
-  double forward, backward;
+  double forward, backward;             // the fraction of the tensor peak the steps' products reach
+  double forward_fill, backward_fill;   // steps' worth per block outside its main loop
 };
-// The fraction of an SM's tensor peak (at the datasheet's matrix clock) an attention step reaches,
-// softmax and its exponentials included. Hopper: PyTorch 2.11's default scaled_dot_product_attention
-// on an H200 SXM (cuDNN's fused kernel), bf16, 128 (sample, head) pairs at head width 128, no mask,
-// T = S = 512 to 8,192: the median over those five `fit` rows of the model's time at efficiency 1
-// over the measured time less the kernel's fixed time, per pass
-// (validate/measured/h200-sxm-2026-11-26, `validate/scripts/measured_compare.py --fit`). Every other
-// attention row there (causal masks, head width 64, 128-token sequences) is predicted.
-constexpr std::array<Efficiency, 1> kEfficiency{{{"hopper", 0.685, 0.550}}};
+// Hopper: PyTorch 2.11's default scaled_dot_product_attention on an H200 SXM (cuDNN's fused kernel),
+// bf16, 128 (sample, head) pairs at head width 128, no mask, T = S = 512 to 8,192: per pass, the
+// efficiency and fill that fit those five `fit` rows best (least squares of the log error;
+// validate/measured/h200-sxm-2026-11-26, `validate/scripts/measured_compare.py --fit`, which reads the
+// terms from --explain's 3-digit figures and lands within one step of its grid of these). Every other
+// attention row there (causal masks, head width 64, 128-token sequences) and on both H100s is
+// predicted. The forward's products come out at the tensor peak itself, the bound of the search: the
+// exponentials are charged in series, where cuDNN overlaps part of the softmax with the products, and
+// the fit gives the products what the overlap saves. Before the exponentials and the fill (one
+// efficiency a pass: 0.685, 0.550) the predicted rows missed by a median of 39 % forward and 47 %
+// backward on the H200, short and narrow-headed attentions 40-76 % fast
+// (docs/results/2026-11-27-attention-fill.md).
+constexpr std::array<Efficiency, 1> kEfficiency{{{"hopper", 1.000, 0.725, 0.85, 3.60}}};
 
-std::optional<double> efficiency(std::string_view family, bool backward) {
+std::optional<Efficiency> efficiency(std::string_view family) {
   for (const auto& e : kEfficiency)
-    if (e.family == family) return backward ? e.backward : e.forward;
+    if (e.family == family) return e;
   return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<AttentionPlan> plan_attention(const Attention& a, bool backward, double bytes, const GpuFacts& facts) {
-  const std::optional<double> eff = efficiency(facts.family, backward);
-  if (!eff || !facts.matrix || facts.sms <= 0 || facts.sm_flops <= 0) return std::nullopt;
+  const std::optional<Efficiency> family = efficiency(facts.family);
+  if (!family || !facts.matrix || facts.sms <= 0 || facts.sm_flops <= 0) return std::nullopt;
+  const double eff = backward ? family->backward : family->forward;
+  const double fill = backward ? family->backward_fill : family->forward_fill;
   AttentionPlan p;
   p.fixed_s = facts.kernel_fixed_s;
   if (a.sample_heads <= 0 || a.T <= 0 || a.S <= 0) {
@@ -73,8 +86,16 @@ std::optional<AttentionPlan> plan_attention(const Attention& a, bool backward, d
   p.executed_fraction = steps / (a.sample_heads * per_pair * full_steps);
   p.steps_per_sm = a.causal ? std::max(std::ceil(steps / facts.sms), longest)
                             : std::ceil(p.blocks / facts.sms) * full_steps;
+  p.waves = std::ceil(p.blocks / facts.sms);
+  p.fill_steps = p.waves * fill;
   const double step_flops = (backward ? kBackwardWork : 1.0) * 2.0 * kBlockQueries * kBlockKeys * (a.d + a.dv);
-  p.compute_s = p.steps_per_sm * step_flops / (facts.sm_flops * *eff);
+  // One exponential per score of a step, forward and backward (which recomputes P from the scores):
+  // the scores a step holds, not its tile's (a decode step's one query meets 128 keys), on average
+  // over the tiles along each side.
+  const double queries = a.T / std::ceil(a.T / kBlockQueries), keys = a.S / std::ceil(a.S / kBlockKeys);
+  p.step_exp_s = facts.clock > 0 ? queries * keys / (kExpPerClock * facts.clock) : 0.0;
+  p.step_s = step_flops / (facts.sm_flops * eff) + p.step_exp_s;
+  p.compute_s = (p.steps_per_sm + p.fill_steps) * p.step_s;
   p.dram_s = bytes / (facts.dram_efficiency * facts.dram_bandwidth);
   p.seconds = std::max(p.compute_s, p.dram_s) + p.fixed_s;
   return p;

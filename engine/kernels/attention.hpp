@@ -13,12 +13,19 @@
 //   steps(i)     = the key steps block i runs: ceil(S / Bn), or to the diagonal when causal
 //   steps per SM = max(ceil(blocks / SMs) x steps of a block  (no mask: every block alike),
 //                      ceil(sum of steps / SMs), the longest block)   (causal: blocks differ)
-//   compute      = steps per SM x step FLOPs / (SM peak x efficiency)
+//   waves        = ceil(blocks / SMs): the blocks the busiest SM runs, each paying `fill` steps of its
+//                  own (loading its Q or K/V tile, filling the pipeline, storing O or dK/dV)
+//   step         = step FLOPs / (SM peak x efficiency) + scores / (16 x clock)
+//                  (the second term: one exponential per score on the SM's special-function units,
+//                  16 a clock: the softmax's cost that does not shrink with the head width; a step's
+//                  scores are Bm x Bn where T and S fill the tiles, 1 x Bn for a decode step's query)
+//   compute      = (steps per SM + waves x fill) x step
 //   DRAM         = the pass's bytes / (dram efficiency x bandwidth)
 //   time         = max(compute, DRAM) + the kernel's fixed time
-// `efficiency` is the fraction of the SM's tensor peak an attention step reaches, softmax included:
-// one figure per architecture family and pass, fitted on the rows of a measurement marked `fit` and
-// stated with them in attention.cpp. A family without one is timed by PALEO, as before.
+// `efficiency` is the fraction of the SM's tensor peak an attention step's two products reach, and
+// `fill` the steps' worth each block spends outside its main loop: two figures per architecture
+// family and pass, fitted on the rows of a measurement marked `fit` and stated with them in
+// attention.cpp. A family without them is timed by PALEO, as before.
 #pragma once
 
 #include "engine/kernels/gemm.hpp"
@@ -38,6 +45,10 @@ struct Attention {
 struct AttentionPlan {
   double blocks = 0;
   double steps_per_sm = 0;     // the main-loop steps the busiest SM runs
+  double waves = 0;            // the blocks the busiest SM runs, ceil(blocks / SMs)
+  double fill_steps = 0;       // waves x the family's fill: steps' worth outside the main loops
+  double step_s = 0;           // one step: its products at the family's efficiency and its exponentials
+  double step_exp_s = 0;       // the exponentials' part of step_s
   double executed_fraction = 0;  // the steps that run / the steps of the whole score matrix
   double compute_s = 0, dram_s = 0, fixed_s = 0;
   double seconds = 0;          // the kernel's time on the GPU (launch overhead not included)

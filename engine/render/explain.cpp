@@ -70,8 +70,11 @@ std::string pass_text(const LayerExplanation& e, const PassExplanation& pass) {
     out << "  fused attention: " << count(p.blocks) << " blocks of 128 " << (pass.pass == "forward" ? "queries" : "keys")
         << "; " << fixed(p.executed_fraction * 100, 1) << " % of the score matrix's 128x128 steps run"
         << "; the busiest of " << count(f.sms) << " SMs runs " << count(p.steps_per_sm) << " steps\n";
-    out << "    compute " << si(p.compute_s, "s") << " (the steps at the attention efficiency of " << f.family
-        << "), DRAM " << si(p.dram_s, "s") << " at " << si(f.dram_efficiency * f.dram_bandwidth, "B/s") << "\n";
+    out << "    a step " << si(p.step_s, "s") << ": its products at " << f.family << "'s attention efficiency, "
+        << si(p.step_exp_s, "s") << " of exponentials; " << count(p.waves) << " blocks on that SM, "
+        << fixed(p.fill_steps, 2) << " steps of fill\n";
+    out << "    compute " << si(p.compute_s, "s") << " = (steps + fill) x step, DRAM " << si(p.dram_s, "s") << " at "
+        << si(f.dram_efficiency * f.dram_bandwidth, "B/s") << "\n";
     out << "  device " << si(pass.time.device_s, "s") << " = max(compute, DRAM) + fixed " << si(f.kernel_fixed_s, "s")
         << "\n  time " << si(pass.time.paleo_s, "s") << " = max(device, " << c.kernels << " x launch "
         << si(e.device.launch_overhead_s, "s") << ")\n";

@@ -139,8 +139,14 @@ TEST_CASE("simulate: a causal flash attention counts its FLOPs in full, but take
   REQUIRE(causal.name == "sdpa");
   CHECK(causal.fwd.flops >= full.fwd.flops);   // the mask's pointwise besides: never fewer counted
   // 64 query blocks: 2,080 of 4,096 steps run; 128 pairs x 2,080 / 132 SMs = 2,017.0 steps on the
-  // busiest SM against ceil(8192 / 132) x 64 = 4,032 without the mask.
-  const double ratio = std::ceil(128.0 * 2080 / 132) / 4032.0;
+  // busiest SM against ceil(8192 / 132) x 64 = 4,032 without the mask; either way its 63 blocks add
+  // their fill, the same steps' worth.
+  const auto facts = kernels::gpu_facts(h200, ridge::ir::Precision::BF16, true);
+  REQUIRE(facts);
+  const auto plan = kernels::plan_attention({128, 8192, 8192, 0, 128, 128, true}, false, 0.0, *facts);
+  REQUIRE(plan);
+  CHECK(plan->waves == 63);
+  const double ratio = (std::ceil(128.0 * 2080 / 132) + plan->fill_steps) / (4032.0 + plan->fill_steps);
   const auto compute = [](const ridge::engine::LayerRow& l) { return l.time_fwd.device_s; };
   CHECK_THAT(compute(causal) - 5.43e-6, WithinRel((compute(full) - 5.43e-6) * ratio, 1e-3));
   // The roofline is the work that runs: never above the modelled time.
@@ -169,4 +175,59 @@ TEST_CASE("simulate --explain prints a fused attention's blocks, the share of st
   CHECK_THAT(text, Catch::Matchers::Contains("fused attention: 2048 blocks of 128 queries; 53.1 % of the score matrix's "
                                              "128x128 steps run; the busiest of 132 SMs runs 132 steps"));
   CHECK_THAT(text, Catch::Matchers::Contains("fused attention: 2048 blocks of 128 keys"));
+}
+
+TEST_CASE("each block pays its fill, so a short attention reaches less of the peak than a long one") {
+  // 128 pairs, T = S = 512: 4 query blocks a pair, 512 blocks; ceil(512 / 132) = 4 on the busiest SM,
+  // each running 4 key steps: 16 steps and 4 x fill. At T = S = 8192: 8,192 blocks, 63 on the busiest
+  // SM (ceil(8192 / 132)), 64 steps each: 4,032 steps and 63 x fill.
+  const auto short_one = kernels::plan_attention({128, 512, 512, 0, 128, 128, false}, false, 0.0, hopper());
+  const auto long_one = kernels::plan_attention({128, 8192, 8192, 0, 128, 128, false}, false, 0.0, hopper());
+  REQUIRE(short_one);
+  REQUIRE(long_one);
+  CHECK(short_one->steps_per_sm == 16);
+  CHECK(short_one->waves == 4);
+  CHECK(long_one->steps_per_sm == 4032);
+  CHECK(long_one->waves == 63);
+  const double fill = short_one->fill_steps / 4;   // the family's fill, per block
+  CHECK(fill > 0);
+  CHECK_THAT(long_one->fill_steps, WithinRel(63 * fill, 1e-12));
+  CHECK_THAT(short_one->compute_s, WithinRel((16 + 4 * fill) * short_one->step_s, 1e-12));
+  // The same step either way: the long attention's time per step of work is the shorter.
+  CHECK(short_one->step_s == long_one->step_s);
+  CHECK(short_one->compute_s / 16 > long_one->compute_s / 4032);
+}
+
+TEST_CASE("a step's exponentials do not shrink with the head width, its products do") {
+  // At 1.98 GHz and 16 exponentials a clock per SM, a 128 x 128 step's 16,384 scores take
+  // 16,384 / (16 x 1.98e9) = 517.2 ns; its products at head width 64 take half those at 128.
+  kernels::GpuFacts f = hopper();
+  f.clock = 1.98e9;
+  const auto wide = kernels::plan_attention({128, 2048, 2048, 0, 128, 128, false}, false, 0.0, f);
+  const auto narrow = kernels::plan_attention({128, 2048, 2048, 0, 64, 64, false}, false, 0.0, f);
+  REQUIRE(wide);
+  REQUIRE(narrow);
+  CHECK_THAT(wide->step_exp_s, WithinRel(16384.0 / (16 * 1.98e9), 1e-12));
+  CHECK(narrow->step_exp_s == wide->step_exp_s);
+  CHECK_THAT(narrow->step_s - narrow->step_exp_s, WithinRel((wide->step_s - wide->step_exp_s) / 2, 1e-12));
+  // Without a clock (a .hw with no arch.clock) no exponential term: the products alone.
+  CHECK(kernels::plan_attention({128, 2048, 2048, 0, 128, 128, false}, false, 0.0, hopper())->step_exp_s == 0);
+}
+
+TEST_CASE("on an H100 the model predicts PyTorch's attention at head width 64, which no constant saw") {
+  // Measured (validate/measured/h100-sxm5-2026-11-27/kernels.csv, sdpa_forward, bf16, PyTorch's
+  // default backend): 384 (sample, head) pairs, T = S = 1024, head width 64, no mask: 241.3 us (the
+  // median of three runs' medians); causal: 158.1 us. One efficiency and no fill said 162 and 91 us.
+  const auto net = [](bool causal) {
+    return ridge::lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/validate/nets/attention.net",
+                                     {{"seq", "1024"}, {"heads", "12"}, {"d", "64"}, {"causal", causal ? "1" : "0"}});
+  };
+  const ridge::ir::Device h100 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const ridge::engine::Options o{.batch = 32, .precision = ridge::ir::Precision::BF16};
+  for (const auto& [causal, measured] : {std::pair{false, 241.3e-6}, std::pair{true, 158.1e-6}}) {
+    INFO("causal " << causal);
+    const auto& row = ridge::engine::simulate(net(causal), h100, o).layers.back();
+    REQUIRE(row.name == "sdpa");
+    CHECK_THAT(row.time_fwd.device_s, WithinRel(measured, 0.15));
+  }
 }

@@ -26,16 +26,16 @@ is the range of the runs' medians relative to it. No constant of Ridge was fitte
   validate/scripts/measured_compare.py DIR --calibrated hw/calibrated/h200-sxm-pytorch-bf16.hw ...
   validate/scripts/measured_compare.py DIR --fit    # what the `fit` rows imply for the fitted constants
 
---fit prints, for the attention kernel model (engine/kernels/attention.cpp), the efficiency per pass
-that makes the `fit` attention rows exact: the median over them of the efficiency in force times
-(modelled time less the fixed time) / (measured time less the fixed time); the rows' time is
-compute-bound, so it scales as 1 / efficiency. Only rows marked `fit` enter it.
+--fit prints, for the attention kernel model (engine/kernels/attention.cpp), the efficiency and the
+fill per pass that fit the `fit` attention rows best (least squares of the log error, the model's
+terms read from `simulate --explain`). Only rows marked `fit` enter it.
 """
 import argparse
 import collections
 import concurrent.futures
 import csv
 import json
+import math
 import pathlib
 import re
 import shlex
@@ -321,23 +321,47 @@ def fit_alignment_one(args, folder, hw):
               + ", ".join(f"{name} {v:.0f}" for name, v in implied) + ")")
 
 
+UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def seconds_in(text):
+    value, unit = text.split()
+    return float(value) * UNITS[unit]
+
+
 def fit_attention(args, folder, hw):
+    """Per pass, the attention efficiency and fill (engine/kernels/attention.cpp) that fit the `fit`
+    rows best: the model's own terms for each row, read from `simulate --explain` at the constants in
+    force (the busiest SM's steps and blocks, a step's products and exponentials), recombined as
+    attention.hpp states, (steps + blocks x fill) x (products / efficiency + exponentials) + fixed, and
+    the pair searched on a grid (efficiency 0.300-1.000 by 0.005, fill 0-8 steps by 0.05) for the
+    least squared log error."""
     rows = [r for r in csv.DictReader(open(folder / "kernels.csv")) if r["split"] == "fit" and r["group"] == "attention"]
     cases = measured_cases(rows, ["group", "op", "dtype", "m", "n", "k", "batch", "extra"], "median_us")
     text = (REPO / "engine" / "kernels" / "attention.cpp").read_text()
-    current = re.search(r'\{"hopper", ([0-9.]+), ([0-9.]+)\}', text)
-    fixed = float(re.search(r"kKernelFixedSeconds = ([0-9.e-]+);", (REPO / "engine" / "kernels" / "gemm.cpp").read_text()).group(1))
-    implied = collections.defaultdict(list)
+    current = re.search(r'\{"hopper", ([0-9.]+), ([0-9.]+), ([0-9.]+), ([0-9.]+)\}', text)
+    terms = collections.defaultdict(list)
     for key, (row, measured_us, _) in sorted(cases.items()):
         cmd, layer, backward = kernel_case_command(args.simulate, hw, row, "micro")
-        doc = run_json(cmd)
-        l = next(x for x in doc["layers"] if x["name"] == layer)
-        modelled = l["time_bwd_s"] if backward else l["time_fwd_s"]
+        cmd = [c for c in cmd if c not in ("--format", "json")] + ["--explain", layer]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        section = out.split("backward:")[1] if backward else out.split("backward:")[0]
+        steps = float(re.search(r"SMs runs (\d+) steps", section).group(1))
+        found = re.search(r"a step ([0-9.]+ [a-z]+): .*?, ([0-9.]+ [a-z]+) of exponentials; (\d+) blocks", section)
+        step, exp, blocks = seconds_in(found.group(1)), seconds_in(found.group(2)), float(found.group(3))
+        fixed = seconds_in(re.search(r"\+ fixed ([0-9.]+ [a-z]+)", section).group(1))
         eff = float(current.group(2) if backward else current.group(1))
-        implied["backward" if backward else "forward"].append(eff * (modelled - fixed) / (measured_us * 1e-6 - fixed))
-    for p, values in implied.items():
-        print(f"attention {p}: efficiency {statistics.median(values):.3f} (median of {len(values)} fit cases: "
-              + ", ".join(f"{v:.3f}" for v in values) + ")")
+        terms["backward" if backward else "forward"].append((steps, blocks, (step - exp) * eff, exp, fixed, measured_us * 1e-6))
+    for p, cases_of in terms.items():
+        best = None
+        for e in (x / 1000 for x in range(300, 1001, 5)):
+            for f in (x * 0.05 for x in range(161)):
+                sse = sum(math.log(((s + b * f) * (prod / e + exp) + fixed) / m) ** 2 for s, b, prod, exp, fixed, m in cases_of)
+                if best is None or sse < best[0]:
+                    best = (sse, e, f)
+        _, e, f = best
+        errors = ", ".join(f"{((s + b * f) * (prod / e + exp) + fixed) / m - 1:+.1%}" for s, b, prod, exp, fixed, m in cases_of)
+        print(f"attention {p}: efficiency {e:.3f}, fill {f:.2f} steps per block (least squares over {len(cases_of)} fit cases: {errors})")
 
 
 def main():
