@@ -128,7 +128,10 @@ std::string explain(const LayerExplanation& e) {
         << " of it; L2 " << (e.facts->l2_bandwidth > 0 ? si(e.facts->l2_bandwidth, "B/s") : std::string("not given"))
         << "; DRAM " << si(e.facts->dram_bandwidth, "B/s") << " x " << fixed(e.facts->dram_efficiency, 2) << "\n";
   else
-    out << "model: PALEO (" << (e.model == KernelModel::Flat ? "--kernel-model flat" : "no kernel model for this layer or device")
+    out << "model: PALEO ("
+        << (e.model == KernelModel::Flat                   ? "--kernel-model flat"
+            : e.row.op_class == ir::OpClass::NarrowConv    ? "under 16 bytes of input channels: cuDNN runs it on the CUDA cores"
+                                                           : "no kernel model for this layer or device")
         << ")\n";
   for (const PassExplanation& p : e.passes) out << pass_text(e, p);
   return out.str();

@@ -2,6 +2,8 @@
 // its tensor cores, unless the runtime pads the channels (ir::OpClass::NarrowConv). Checked against
 // what the H100s measured of ResNet-50's conv1 (validate/measured/), by hand against the fp32 peak,
 // and at each precision's threshold.
+#include "engine/explain.hpp"
+#include "engine/render/render.hpp"
 #include "engine/simulate.hpp"
 #include "lang/parse.hpp"
 #include "tests/support/reports.hpp"
@@ -77,4 +79,13 @@ TEST_CASE("a narrow convolution stays a matmul where TensorRT pads its channels,
   // A CPU's oneDNN and a TPU's XLA have kernels of their own for a first convolution: not this class.
   CHECK(stem_class(3, ir::Precision::FP32, catalogue_device("xeon-8480")) == ir::OpClass::MatMul);
   CHECK(stem_class(3, ir::Precision::BF16, catalogue_device("tpu-v4")) == ir::OpClass::MatMul);
+}
+
+TEST_CASE("simulate --explain says why a narrow convolution is PALEO's") {
+  const ir::Device h100 = catalogue_device("h100-sxm5");
+  const std::string text = engine::render::explain(
+      engine::explain_layer(stem(3), h100, {.batch = 8, .precision = ir::Precision::BF16}, "conv1"));
+  CHECK_THAT(text, Catch::Matchers::Contains("(conv, narrow_conv class)"));
+  CHECK_THAT(text, Catch::Matchers::Contains("under 16 bytes of input channels: cuDNN runs it on the CUDA cores"));
+  CHECK_THAT(text, Catch::Matchers::Contains("(vector fp32)"));
 }
