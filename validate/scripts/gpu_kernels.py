@@ -8,7 +8,8 @@ runs so that every run reads its operands from memory, warm-up first):
     (decode) products and the GEMMs of a Llama-7B layer;
   - attention (scaled_dot_product_attention forward and backward; default, flash and cuDNN backends);
   - elementwise, normalisation and softmax kernels by size;
-  - a few convolutions (dense and depthwise) of ResNet-50 and EfficientNet.
+  - a few convolutions (dense and depthwise) of ResNet-50 and EfficientNet, and the backward of some
+    apart (input gradient, weight gradient).
 
 One CSV row per case: group,op,dtype,m,n,k,batch,extra,flops,bytes,median_us,p10_us,p90_us,min_us,runs.
 Each row is written as soon as it is measured, so a run stopped early keeps what it measured.
@@ -286,11 +287,52 @@ def run_convs(timer, writer, quick):
     set_matmul_precision("tf32")
 
 
+def run_conv_backward(timer, writer, quick):
+    # A convolution's backward as its two kernels, apart: the input gradient and the weight gradient
+    # (aten::convolution_backward with one output asked for at a time). MobileNet-v2's depthwise
+    # backward ran 38-49 % slower than the model on three GPUs, its weight gradient the same time on
+    # an H100 and an H200 (docs/results/2026-11-27-depthwise-backward.md): which of the two, and how
+    # it grows with the window and the batch, settles what the model should say. ResNet-50's stem
+    # (3 channels, CUDA cores forward) and one dense 3x3 beside them.
+    convs = [
+        ("efficientnet_b0.dw3x3", 96, 112, 3, 2, 96),
+        ("efficientnet_b0.dw3x3_s1", 480, 14, 3, 1, 480),
+        ("efficientnet_b0.dw5x5", 240, 28, 5, 1, 240),
+        ("mobilenet_v2.dw3x3", 144, 56, 3, 1, 144),
+        ("resnet50.conv1", 3, 224, 7, 2, 1),
+        ("resnet50.layer1.conv2", 64, 56, 3, 1, 1),
+    ]
+    batches = (2,) if quick else (32, 64)
+    if quick:
+        convs = convs[:1]
+    for dtype_name in ("bf16", "tf32"):
+        dtype = DTYPES[dtype_name]
+        set_matmul_precision(dtype_name)
+        for name, cin, hw, kern, stride, groups in convs:
+            cout = 64 if name == "resnet50.conv1" else cin
+            for b in batches:
+                x = torch.randn(b, cin, hw, hw, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+                w = torch.randn(cout, cin // groups, kern, kern, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+                pad = kern // 2
+                out_hw = (hw + 2 * pad - kern) // stride + 1
+                dy = torch.randn(b, cout, out_hw, out_hw, device=DEVICE, dtype=dtype).to(memory_format=torch.channels_last)
+                flops = 2 * b * cout * out_hw * out_hw * (cin // groups) * kern * kern
+                for op, mask in (("conv2d_grad_input", [True, False, False]), ("conv2d_grad_weight", [False, True, False])):
+                    t = timer(lambda: torch.ops.aten.convolution_backward(dy, x, w, None, [stride, stride], [pad, pad], [1, 1],
+                                                                          False, [0, 0], groups, mask))
+                    io = (dy.numel() + (w.numel() if mask[0] else x.numel()) + (x.numel() if mask[0] else w.numel())) * SIZE[dtype]
+                    writer.row(group="conv_backward", op=op, dtype=dtype_name, m=b * out_hw * out_hw, n=cout,
+                               k=(cin // groups) * kern * kern, batch=b, extra=f"{name};groups={groups};channels_last",
+                               flops=flops, bytes=io, **t)
+                del x, w, dy
+    set_matmul_precision("tf32")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="a few cases of each group (a smoke test)")
-    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment,attention_fp32")
+    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment,attention_fp32,conv_backward")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     args = ap.parse_args()
     global DEVICE
@@ -302,7 +344,7 @@ def main():
     writer = Writer(args.out)
     start = time.time()
     groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs,
-              "alignment": run_alignment, "attention_fp32": run_attention_fp32}
+              "alignment": run_alignment, "attention_fp32": run_attention_fp32, "conv_backward": run_conv_backward}
     for name in args.groups.split(","):
         t0 = time.time()
         try:
