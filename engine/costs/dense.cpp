@@ -132,12 +132,12 @@ void attention(const Ctx& c, OpCost& r) {
   const double pointwise = (c.a().b("causal") ? 7.0 : 6.0) * scores;
   const double io = (c.in(0) + c.in(1) + c.in(2) + c.out()) * c.w + cache;   // q, k, v (and cache) read; output written
   const double grads = (c.in(0) + c.in(1) + c.in(2)) * c.w;
-  if (c.a().s("kernel") == "flash") {
+  if (c.a().s("kernel") == "flash" || c.a().s("kernel") == "flash2") {
     const double lse = c.batch * h * T;
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache, (c.out() + lse) * c.w, 1);
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
-    r.flash = kernels::Attention{c.batch * h, T, S, past, d, dv, c.a().b("causal")};
+    r.flash = kernels::Attention{c.batch * h, T, S, past, d, dv, c.a().b("causal"), c.a().s("kernel") == "flash2"};
   } else if (c.a().s("kernel") == "eager") {
     eager_attention(c, r, {h, T, S, d, dv, scores, mm, io, grads, cache});
   } else {

@@ -21,6 +21,7 @@ constexpr double kExpPerClock = 16;
 
 struct Efficiency {
   std::string_view family;
+  bool flash2;                          // FlashAttention-2's kernels (Attention::flash2), else the library's
   double forward, backward;             // the fraction of the tensor peak the steps' products reach
   double forward_fill, backward_fill;   // steps' worth per block outside its main loop
 };
@@ -36,18 +37,28 @@ struct Efficiency {
 // efficiency a pass: 0.685, 0.550) the predicted rows missed by a median of 39 % forward and 47 %
 // backward on the H200, short and narrow-headed attentions 40-76 % fast
 // (docs/results/2026-11-27-attention-fill.md).
-constexpr std::array<Efficiency, 1> kEfficiency{{{"hopper", 1.000, 0.725, 0.85, 3.60}}};
+// Hopper, FlashAttention-2: PyTorch 2.11's `flash` backend (FlashAttention-2's kernels) on the same
+// H200, the same five shapes per pass, fitted alike (its `fit` rows in the same kernels.csv, marked
+// so on 2026-11-27 after the rows had been seen; every other `flash` row is predicted).
+constexpr std::array<Efficiency, 2> kEfficiency{{{"hopper", false, 1.000, 0.725, 0.85, 3.60},
+                                                 {"hopper", true, 0.460, 0.355, 0.90, 3.35}}};
 
-std::optional<Efficiency> efficiency(std::string_view family) {
+// A family without figures of its own for FlashAttention-2 runs it as its fused attention: before
+// Hopper, FlashAttention-2 is the fused kernel.
+std::optional<Efficiency> efficiency(std::string_view family, bool flash2) {
+  std::optional<Efficiency> fused;
   for (const auto& e : kEfficiency)
-    if (e.family == family) return e;
-  return std::nullopt;
+    if (e.family == family) {
+      if (e.flash2 == flash2) return e;
+      if (!e.flash2) fused = e;
+    }
+  return fused;
 }
 
 }  // namespace
 
 std::optional<AttentionPlan> plan_attention(const Attention& a, bool backward, double bytes, const GpuFacts& facts) {
-  const std::optional<Efficiency> family = efficiency(facts.family);
+  const std::optional<Efficiency> family = efficiency(facts.family, a.flash2);
   if (!family || !facts.matrix || facts.sms <= 0 || facts.sm_flops <= 0) return std::nullopt;
   const double eff = backward ? family->backward : family->forward;
   const double fill = backward ? family->backward_fill : family->forward_fill;

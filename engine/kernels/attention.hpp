@@ -39,6 +39,11 @@ namespace ridge::engine::kernels {
 struct Attention {
   double sample_heads = 0, T = 0, S = 0, past = 0, d = 0, dv = 0;
   bool causal = false;
+  // FlashAttention-2's own kernels (Dao's flash-attn 2.x, PyTorch's `flash` backend) rather than the
+  // library's fused attention (cuDNN's, FlashAttention-3, TensorRT's): the same algorithm, but on
+  // Hopper FlashAttention-2 issues Ampere's synchronous tensor-core instructions, not wgmma, and runs
+  // at about half the rate (its own fitted figures in attention.cpp); elsewhere the two are one.
+  bool flash2 = false;
   friend bool operator==(const Attention&, const Attention&) = default;
 };
 

@@ -231,3 +231,27 @@ TEST_CASE("on an H100 the model predicts PyTorch's attention at head width 64, w
     CHECK_THAT(row.time_fwd.device_s, WithinRel(measured, 0.15));
   }
 }
+
+TEST_CASE("FlashAttention-2 on Hopper runs the same steps at its own, lower rate, as the H100 measured it") {
+  // The same blocks and steps as the fused kernel; its products at FlashAttention-2's efficiency
+  // (Ampere's mma.sync instructions on Hopper), so the step takes longer.
+  kernels::Attention a{128, 2048, 2048, 0, 128, 128, false};
+  const auto fused = kernels::plan_attention(a, false, 0.0, hopper());
+  a.flash2 = true;
+  const auto fa2 = kernels::plan_attention(a, false, 0.0, hopper());
+  REQUIRE(fused);
+  REQUIRE(fa2);
+  CHECK(fa2->steps_per_sm == fused->steps_per_sm);
+  CHECK(fa2->blocks == fused->blocks);
+  CHECK(fa2->step_s > 1.5 * fused->step_s);
+  // Measured on an H100 (validate/measured/h100-sxm5-2026-11-27/kernels.csv, PyTorch's `flash` backend,
+  // bf16, 128 (sample, head) pairs, T = S = 1024, head width 128, no mask; no constant saw an H100
+  // row): forward 215 us, backward 792 us, the median of three runs' medians each.
+  const ridge::ir::Network net = ridge::lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/validate/nets/attention_flash2.net",
+                                                           {{"seq", "1024"}, {"heads", "32"}, {"d", "128"}, {"causal", "0"}});
+  const ridge::ir::Device h100 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const auto& row = ridge::engine::simulate(net, h100, {.batch = 4, .precision = ridge::ir::Precision::BF16}).layers.back();
+  REQUIRE(row.name == "sdpa");
+  CHECK_THAT(row.time_fwd.device_s, WithinRel(215e-6, 0.10));
+  CHECK_THAT(row.time_bwd.device_s, WithinRel(792e-6, 0.10));
+}

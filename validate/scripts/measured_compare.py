@@ -77,7 +77,8 @@ def kernel_case_command(simulate, hw, row, model):
         fields = dict(kv.split("=") for kv in row["extra"].split(";")[1:])
         heads = int(fields["heads"])
         batch = int(row["batch"]) // heads
-        base[1] = str(NETS / "attention.net")
+        # PyTorch's `flash` backend is FlashAttention-2's kernels (kernel: "flash2"); the others fused ones.
+        base[1] = str(NETS / ("attention_flash2.net" if row["extra"].split(";")[0] == "flash" else "attention.net"))
         return base + ["--batch", str(batch), "--set", f"seq={row['m']}", "--set", f"heads={heads}", "--set", f"d={row['k']}",
                        "--set", f"causal={fields['causal']}"], "sdpa", op == "sdpa_backward"
     if group == "streaming" and op in STREAM_LAYER:
@@ -339,7 +340,7 @@ def fit_attention(args, folder, hw):
     rows = [r for r in csv.DictReader(open(folder / "kernels.csv")) if r["split"] == "fit" and r["group"] == "attention"]
     cases = measured_cases(rows, ["group", "op", "dtype", "m", "n", "k", "batch", "extra"], "median_us")
     text = (REPO / "engine" / "kernels" / "attention.cpp").read_text()
-    current = re.search(r'\{"hopper", ([0-9.]+), ([0-9.]+), ([0-9.]+), ([0-9.]+)\}', text)
+    current = {m.group(1) == "true": m for m in re.finditer(r'\{"hopper", (false|true), ([0-9.]+), ([0-9.]+), ([0-9.]+), ([0-9.]+)\}', text)}
     terms = collections.defaultdict(list)
     for key, (row, measured_us, _) in sorted(cases.items()):
         cmd, layer, backward = kernel_case_command(args.simulate, hw, row, "micro")
@@ -350,9 +351,11 @@ def fit_attention(args, folder, hw):
         found = re.search(r"a step ([0-9.]+ [a-z]+): .*?, ([0-9.]+ [a-z]+) of exponentials; (\d+) blocks", section)
         step, exp, blocks = seconds_in(found.group(1)), seconds_in(found.group(2)), float(found.group(3))
         fixed = seconds_in(re.search(r"\+ fixed ([0-9.]+ [a-z]+)", section).group(1))
-        eff = float(current.group(2) if backward else current.group(1))
-        terms["backward" if backward else "forward"].append((steps, blocks, (step - exp) * eff, exp, fixed, measured_us * 1e-6))
-    for p, cases_of in terms.items():
+        flash2 = row["extra"].split(";")[0] == "flash"
+        eff = float(current[flash2].group(3) if backward else current[flash2].group(2))
+        kernel = "FlashAttention-2" if flash2 else "fused"
+        terms[f"{kernel} {'backward' if backward else 'forward'}"].append((steps, blocks, (step - exp) * eff, exp, fixed, measured_us * 1e-6))
+    for p, cases_of in sorted(terms.items()):
         best = None
         for e in (x / 1000 for x in range(300, 1001, 5)):
             for f in (x * 0.05 for x in range(161)):
