@@ -226,7 +226,8 @@ TEST_CASE("on an H100 the model predicts PyTorch's attention at head width 64, w
   const ridge::engine::Options o{.batch = 32, .precision = ridge::ir::Precision::BF16};
   for (const auto& [causal, measured] : {std::pair{false, 241.3e-6}, std::pair{true, 158.1e-6}}) {
     INFO("causal " << causal);
-    const auto& row = ridge::engine::simulate(net(causal), h100, o).layers.back();
+    const ridge::engine::Report report = ridge::engine::simulate(net(causal), h100, o);
+    const auto& row = report.layers.back();
     REQUIRE(row.name == "sdpa");
     CHECK_THAT(row.time_fwd.device_s, WithinRel(measured, 0.15));
   }
@@ -250,7 +251,8 @@ TEST_CASE("FlashAttention-2 on Hopper runs the same steps at its own, lower rate
   const ridge::ir::Network net = ridge::lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/validate/nets/attention_flash2.net",
                                                            {{"seq", "1024"}, {"heads", "32"}, {"d", "128"}, {"causal", "0"}});
   const ridge::ir::Device h100 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
-  const auto& row = ridge::engine::simulate(net, h100, {.batch = 4, .precision = ridge::ir::Precision::BF16}).layers.back();
+  const ridge::engine::Report report = ridge::engine::simulate(net, h100, {.batch = 4, .precision = ridge::ir::Precision::BF16});
+  const auto& row = report.layers.back();
   REQUIRE(row.name == "sdpa");
   CHECK_THAT(row.time_fwd.device_s, WithinRel(215e-6, 0.10));
   CHECK_THAT(row.time_bwd.device_s, WithinRel(792e-6, 0.10));

@@ -73,7 +73,8 @@ TEST_CASE("a narrow convolution stays a matmul where TensorRT pads its channels,
   const ir::Device h100 = catalogue_device("h100-sxm5");
   engine::Options padded{.batch = 8, .precision = ir::Precision::INT8};
   padded.runtime = std::make_shared<const ir::Runtime>(ridge::lang::load_runtime(std::string(RIDGE_RUNTIMES_DIR) + "/tensorrt.rt"));
-  const engine::LayerRow& trt = layer_named(engine::simulate(stem(3), h100, padded), "conv1");
+  const engine::Report report = engine::simulate(stem(3), h100, padded);
+  const engine::LayerRow& trt = layer_named(report, "conv1");
   CHECK(trt.op_class == ir::OpClass::MatMul);
   CHECK(trt.peak.matrix);
   // A CPU's oneDNN and a TPU's XLA have kernels of their own for a first convolution: not this class.
