@@ -585,13 +585,18 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     narrowed.matrix_unit = false;
     return narrowed;
   };
+  // The layer `effective` last extended: its costs before the extras, and the extras.
   OpCost extended;
   PassCost extended_l2;
+  const OpCost* extended_base = nullptr;
+  Extras extended_extras;
   double conversion_s = 0.0;
   const auto effective = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = base(id);
     const Extras e = extras_of(c, true);
     if (!e.any() && &c != &narrowed) return c;
+    extended_base = &c;
+    extended_extras = e;
     extended = with_extras(c, e);
     // Run from L2, the extra kernels read and write values the layer has just made there: their
     // launches and fixed times count, their bytes are the L2's.
@@ -626,8 +631,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
                                      l2_size > 0.0 && w.l2_span[id] <= l2_size ? (has_extras ? &extended_l2 : &w.l2_forward[id]) : nullptr);
     if (has_extras) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
-      const OpCost& stored = base(id);
-      const Extras e = extras_of(stored, true);
+      const OpCost& stored = *extended_base;
+      const Extras& e = extended_extras;
       t.bytes_fwd += size * (e.forward.bytes() + e.inference.bytes());
       t.bytes_fwd_train += size * e.forward.bytes();
       t.kernels_fwd += static_cast<int>(size) * e.forward.kernels;

@@ -66,6 +66,11 @@ def kernel_seconds(doc, layer_name, model, backward=False):
     return layer["time_fwd_s"] - doc["runs"][0]["launch_overhead_s"]
 
 
+def flash2_row(row):
+    """PyTorch's `flash` backend is FlashAttention-2's kernels (kernel: "flash2"); the others fused ones."""
+    return row["extra"].split(";")[0] == "flash"
+
+
 def kernel_case_command(simulate, hw, row, model):
     """(command, layer name, backward?) for one kernels.csv case; None for cases with no model net."""
     base = [simulate, None, str(hw), "--dtype", row["dtype"], "--format", "json", "--kernel-model", model]
@@ -77,8 +82,7 @@ def kernel_case_command(simulate, hw, row, model):
         fields = dict(kv.split("=") for kv in row["extra"].split(";")[1:])
         heads = int(fields["heads"])
         batch = int(row["batch"]) // heads
-        # PyTorch's `flash` backend is FlashAttention-2's kernels (kernel: "flash2"); the others fused ones.
-        base[1] = str(NETS / ("attention_flash2.net" if row["extra"].split(";")[0] == "flash" else "attention.net"))
+        base[1] = str(NETS / ("attention_flash2.net" if flash2_row(row) else "attention.net"))
         return base + ["--batch", str(batch), "--set", f"seq={row['m']}", "--set", f"heads={heads}", "--set", f"d={row['k']}",
                        "--set", f"causal={fields['causal']}"], "sdpa", op == "sdpa_backward"
     if group == "streaming" and op in STREAM_LAYER:
@@ -351,19 +355,23 @@ def fit_attention(args, folder, hw):
         found = re.search(r"a step ([0-9.]+ [a-z]+): .*?, ([0-9.]+ [a-z]+) of exponentials; (\d+) blocks", section)
         step, exp, blocks = seconds_in(found.group(1)), seconds_in(found.group(2)), float(found.group(3))
         fixed = seconds_in(re.search(r"\+ fixed ([0-9.]+ [a-z]+)", section).group(1))
-        flash2 = row["extra"].split(";")[0] == "flash"
+        flash2 = flash2_row(row)
         eff = float(current[flash2].group(3) if backward else current[flash2].group(2))
         kernel = "FlashAttention-2" if flash2 else "fused"
         terms[f"{kernel} {'backward' if backward else 'forward'}"].append((steps, blocks, (step - exp) * eff, exp, fixed, measured_us * 1e-6))
+    def ratio(case, e, f):   # modelled / measured at efficiency e and fill f
+        steps, blocks, products, exp, fixed, measured = case
+        return ((steps + blocks * f) * (products / e + exp) + fixed) / measured
+
     for p, cases_of in sorted(terms.items()):
         best = None
         for e in (x / 1000 for x in range(300, 1001, 5)):
             for f in (x * 0.05 for x in range(161)):
-                sse = sum(math.log(((s + b * f) * (prod / e + exp) + fixed) / m) ** 2 for s, b, prod, exp, fixed, m in cases_of)
+                sse = sum(math.log(ratio(case, e, f)) ** 2 for case in cases_of)
                 if best is None or sse < best[0]:
                     best = (sse, e, f)
         _, e, f = best
-        errors = ", ".join(f"{((s + b * f) * (prod / e + exp) + fixed) / m - 1:+.1%}" for s, b, prod, exp, fixed, m in cases_of)
+        errors = ", ".join(f"{ratio(case, e, f) - 1:+.1%}" for case in cases_of)
         print(f"attention {p}: efficiency {e:.3f}, fill {f:.2f} steps per block (least squares over {len(cases_of)} fit cases: {errors})")
 
 
