@@ -120,32 +120,37 @@ TEST_CASE("VGG-19's counts are torchvision's, and its totals are the PALEO formu
   CHECK_THAT(r.totals.time_update_s, WithinAbs(2.463703e-3, 0.000001e-3));
 }
 
-// Regression guards, not correctness checks: figures as simulate printed them (3 significant figures),
-// so that a change to the flat model's totals is seen and the docs regenerated with it. The
-// hand-worked checks above are what says the numbers are right. ResNet-50's were last moved by its
-// conv1 going to the CUDA cores (ir::OpClass::NarrowConv: 1.11, 13.7, 2.02, 62.5 ms before).
-TEST_CASE("regression guard: the flat model's VGG-19 and ResNet-50 totals as the README printed them") {
-  const engine::Report vgg = engine::simulate(lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net"), a100(),
-                                              {.batch = 1, .precision = ir::Precision::FP32, .kernel_model = engine::KernelModel::Flat});
-  CHECK_THAT(vgg.totals.time_fwd_s, WithinAbs(5.10e-3, 0.005e-3));
-  CHECK_THAT(vgg.totals.roofline_fwd_s, WithinAbs(2.44e-3, 0.005e-3));
-  CHECK_THAT(vgg.totals.time_train_step_s, WithinAbs(17.3e-3, 0.05e-3));
-  CHECK_THAT(vgg.totals.time_bwd_s, WithinAbs(9.70e-3, 0.005e-3));
-  CHECK_THAT(vgg.totals.roofline_train_step_s, WithinAbs(9.07e-3, 0.005e-3));
-
+TEST_CASE("ResNet-50 in fp16 on the flat model: its RGB stem by hand on the CUDA cores, its totals the formula summed") {
   const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/resnet50.net");
   const ir::Device t4 = lang::load_device(std::string(RIDGE_HW_DIR) + "/t4.hw");
-  struct Case {
-    const ir::Device* device;
-    std::int64_t batch;
-    double infer_s;
+  const auto run = [&](const ir::Device& d, std::int64_t batch) {
+    return engine::simulate(net, d, {.batch = batch, .precision = ir::Precision::FP16, .master_weights = false,
+                                     .kernel_model = engine::KernelModel::Flat});
   };
-  for (const Case& c : {Case{&a100(), 1, 1.13e-3}, Case{&a100(), 64, 15.2e-3}, Case{&t4, 1, 2.08e-3}, Case{&t4, 64, 65.7e-3}}) {
-    CAPTURE(c.device->name, c.batch);
-    const engine::Report r = engine::simulate(
-        net, *c.device, {.batch = c.batch, .precision = ir::Precision::FP16, .master_weights = false,
-                          .kernel_model = engine::KernelModel::Flat});
-    CHECK_THAT(r.totals.time_fwd_s, WithinRel(c.infer_s, 0.005));
+  // conv1 on the A100 at batch 1: 3 input channels x 2 B = 6 B, under a tensor core's 16-byte channel
+  // load, so the CUDA cores' fp32 rate (ir::OpClass::NarrowConv), at matmul's default PPP.
+  //   MACs = 112·112 outputs × 64 channels × 7·7·3 = 118,013,952 (torchvision's conv1); F = 236,027,904
+  //   Br   = (3·224·224 + 9,408 weights) × 2 B = 319,872 B;  Bw = 64·112·112 × 2 B = 1,605,632 B
+  //   PALEO = 1,925,504 / (0.8 × 1555e9) = 1.5478 us + 236,027,904 / (0.5 × 19.5e12) = 24.2080 us + 5 us
+  //         = 30.756 us (on the tensor cores' 312 TFLOP/s the compute term would be 1.513 us)
+  const engine::Report a100_1 = run(a100(), 1);
+  const engine::LayerRow& conv1 = find(a100_1, "conv1");
+  CHECK(conv1.op_class == ir::OpClass::NarrowConv);
+  CHECK(conv1.fwd.flops == 236027904.0);
+  CHECK(conv1.fwd.bytes() == 1925504.0);
+  CHECK_THAT(conv1.time_fwd.paleo_s, WithinRel(1925504.0 / (0.8 * kBw) + 236027904.0 / (0.5 * kPeak) + kLaunch, 1e-12));
+  CHECK_THAT(conv1.time_fwd.paleo_s, WithinAbs(30.756e-6, 0.001e-6));
+  // On both GPUs and at both batches, the inference total is the formula over every row, each at its
+  // own peak and PPP (as VGG-19's above), so the stem's move shows in the totals and nowhere else.
+  for (const auto& [device, batch] : {std::pair{&a100(), std::int64_t{1}}, std::pair{&a100(), std::int64_t{64}},
+                                      std::pair{&t4, std::int64_t{1}}, std::pair{&t4, std::int64_t{64}}}) {
+    CAPTURE(device->name, batch);
+    const engine::Report r = run(*device, batch);
+    double fwd = 0;
+    for (const engine::LayerRow& l : r.layers)
+      fwd += l.fwd.bytes() / (l.ppp_fwd.memory * r.device.bandwidth) + l.fwd.flops / (l.ppp_fwd.compute * l.peak.flops_per_s) +
+             l.fwd.kernels * r.device.launch_overhead_s;
+    CHECK_THAT(r.totals.time_fwd_s, WithinRel(fwd, 1e-9));
   }
 }
 
