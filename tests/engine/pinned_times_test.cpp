@@ -1,6 +1,6 @@
-// Absolute predicted times users read off a report, pinned, each worked by hand (bar the last test
-// case, a regression guard that says so) from the datasheet
-// figures of the catalogue's .hw file and the default PPP of the op-class table (lang/ir/op_classes.hpp):
+// Absolute predicted times users read off a report, pinned, each worked by hand from the datasheet
+// figures of the catalogue's .hw file and the default PPP of the op-class table (lang/ir/op_classes.hpp),
+// or checked as that formula summed over a report's own rows:
 //
 //   op class        compute  memory   (ppp_c, ppp_m)
 //   matmul          0.5      0.8
