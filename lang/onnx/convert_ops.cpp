@@ -149,7 +149,8 @@ void matmul(Importer& im, const onnx::NodeProto& n) {
     return;
   }
   const Value x = im.materialize(n, 0), y = im.materialize(n, 1);
-  if (x.batched() && y.batched() && (x.batch_axis != y.batch_axis || im.full_shape(x).size() != im.full_shape(y).size()))
+  if (x.batched() && y.batched() &&
+      (x.batch_axis != y.batch_axis || x.folded != y.folded || im.full_shape(x).size() != im.full_shape(y).size()))
     im.fail(n, "multiplies tensors whose batch axes do not line up");
   if (!x.batched() && !y.batched()) im.fail(n, "multiplies two learned tensors: not per-sample work Ridge can count");
   if (x.batch_axis > 0 || y.batch_axis > 0) im.fail(n, "expects the batch on axis 0");
@@ -217,7 +218,7 @@ std::optional<double> number(const Value& v, const ir::Shape& other_full) {
 // loses its leading 1 (a view).
 Value align(Importer& im, const onnx::NodeProto& n, Value v, const Value& batched) {
   if (v.batched()) {
-    if (v.batch_axis != batched.batch_axis || im.full_shape(v).size() != im.full_shape(batched).size())
+    if (v.batch_axis != batched.batch_axis || v.folded != batched.folded || im.full_shape(v).size() != im.full_shape(batched).size())
       im.fail(n, "combines tensors whose batch axes do not line up");
     return v;
   }
@@ -261,6 +262,17 @@ void binary(Importer& im, const onnx::NodeProto& n, std::string_view op, double 
       return;
     }
   }
+  // A fixed tensor (computed from shapes alone, not learned: Swin's shifted-window attention mask)
+  // combined with data it does not widen: counted as the op with a number, one per element, as a
+  // masked_fill by a fixed mask is (where); the IR holds no constant tensors, so its reads are left out.
+  const auto fixed = [&](const Value& c, const Value& data) {
+    if (c.is_layer() || !c.weight.empty() || !c.data || !data.batched() || op == "pow") return false;
+    const auto out = broadcast(im.full_shape(data), c.dims);
+    return out && *out == im.full_shape(data);
+  };
+  const double neutral = op == "mul" || op == "div" ? 1.0 : 0.0;
+  if (fixed(b, a)) return im.set_output(n, 0, im.emit(op, {a}, {{number_name, neutral}}, n, a.batch_axis));
+  if (commutative && fixed(a, b)) return im.set_output(n, 0, im.emit(op, {b}, {{number_name, neutral}}, n, b.batch_axis));
   Value x = im.materialize(a, n), y = im.materialize(b, n);
   if (x.batched()) y = align(im, n, y, x);
   else if (y.batched()) x = align(im, n, x, y);

@@ -21,11 +21,24 @@ std::int64_t normalise_axis(Importer& im, const onnx::NodeProto& n, std::int64_t
 
 // A Layer value brought to a new full shape (the batch marked -1 at `batch_axis`): a reshape view,
 // or nothing when the per-sample shape does not change.
-Value reshaped(Importer& im, const onnx::NodeProto& n, const Value& x, ir::Shape full, int batch_axis, const std::string& suffix = {}) {
-  if (batch_axis >= 0) full.erase(full.begin() + batch_axis);
+// `x` as the ONNX shape `full` whose batch is on `batch_axis`. `fold`: the batch is folded into that
+// axis with this factor, which the IR shape keeps there (Value::folded); 0: the axis is the batch alone.
+Value reshaped(Importer& im, const onnx::NodeProto& n, const Value& x, ir::Shape full, int batch_axis, const std::string& suffix = {},
+               std::int64_t fold = 0) {
+  if (batch_axis >= 0) {
+    if (fold > 0) full[static_cast<std::size_t>(batch_axis)] = fold;
+    else full.erase(full.begin() + batch_axis);
+  }
   if (full.empty()) full = {1};
-  if (full == im.ir_shape(x)) return Value::of_layer(x.layer, batch_axis);
-  return im.emit("reshape", {x}, {{"shape", full}}, n, batch_axis, suffix);
+  if (full == im.ir_shape(x)) return Value::of_layer(x.layer, batch_axis, fold > 0);
+  Value v = im.emit("reshape", {x}, {{"shape", full}}, n, batch_axis, suffix);
+  v.folded = fold > 0 && batch_axis >= 0;
+  return v;
+}
+
+// The factor a folded value's batch axis holds (its IR size there), or 0 when it is not folded.
+std::int64_t fold_of(Importer& im, const Value& x) {
+  return x.folded ? im.ir_shape(x).at(static_cast<std::size_t>(x.batch_axis)) : 0;
 }
 
 Ints axes_of(Importer& im, const onnx::NodeProto& n, int input) {
@@ -126,7 +139,10 @@ void gather(Importer& im, const onnx::NodeProto& n) {
   const Value& indices = im.input(n, 1);
   const std::size_t rank = im.full_shape(data).size();
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), rank);
-  if (!data.is_layer() && data.data && !indices.is_layer() && indices.data) return fold_gather(im, n, data, indices, axis);
+  // Known numbers are folded; a learned tensor's rows picked by fixed indices (Swin's and MaxViT's
+  // relative-position bias tables) stay a learned tensor and a gather, so its parameters are counted.
+  if (!data.is_layer() && data.data && (data.weight.empty() || data.integral) && !indices.is_layer() && indices.data)
+    return fold_gather(im, n, data, indices, axis);
   if (!data.is_layer() && !data.weight.empty() && indices.batched()) {
     // An embedding: rows of a learned table picked by per-sample ids.
     if (data.dims.size() != 2 || axis != 0) im.fail(n, "gathers from a table that is not [rows, width] along axis 0");
@@ -161,7 +177,7 @@ void gather(Importer& im, const onnx::NodeProto& n) {
   out.insert(out.end(), full.begin() + axis + 1, full.end());
   int batch_axis = x.batch_axis;
   if (batch_axis > axis) batch_axis += static_cast<int>(indices.dims.size()) - 1;
-  im.set_output(n, 0, reshaped(im, n, picked, out, batch_axis, ".reshape"));
+  im.set_output(n, 0, reshaped(im, n, picked, out, batch_axis, ".reshape", fold_of(im, x)));
 }
 
 void unsqueeze(Importer& im, const onnx::NodeProto& n) {
@@ -227,18 +243,36 @@ void concat(Importer& im, const onnx::NodeProto& n) {
   }
   const std::size_t rank = im.full_shape(im.input(n, 0)).size();
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), std::max<std::size_t>(rank, 1));
-  if (folded && rank == 1) {   // shape arithmetic; constant tensors of higher rank are not folded
-    std::vector<double> data;
+  if (folded && rank >= 1 && n.input_size() > 0) {
+    // Shape arithmetic, and constant tensors computed from shapes alone (Swin's shifted-window mask
+    // builds its indices so): each input's block of `inner` elements along the axis, in turn for every
+    // index of the axes before it.
+    ir::Shape dims = im.input(n, 0).dims;
     bool integral = true;
     for (int i = 0; i < n.input_size(); ++i) {
       const Value& v = im.input(n, i);
-      if (v.dims.size() != 1) im.fail(n, "concatenates constants of different ranks");
-      data.insert(data.end(), v.data->begin(), v.data->end());
+      if (v.dims.size() != rank) im.fail(n, "concatenates constants of different ranks");
+      for (std::size_t d = 0; d < rank; ++d)
+        if (static_cast<std::int64_t>(d) != axis && v.dims[d] != dims[d]) im.fail(n, "concatenates constants whose other axes differ");
+      if (i > 0) dims[static_cast<std::size_t>(axis)] += v.dims[static_cast<std::size_t>(axis)];
       integral = integral && v.integral;
-      if (static_cast<std::int64_t>(data.size()) > kMaxFoldedElements) im.fail(n, "folds to too many elements", diag::kOnnxLimit);
     }
-    const auto count = static_cast<std::int64_t>(data.size());
-    return im.set_output(n, 0, Value::constant({count}, std::move(data), integral));
+    const std::int64_t count = element_count_checked(dims, "its result");
+    if (count > kMaxFoldedElements) im.fail(n, "folds to too many elements", diag::kOnnxLimit);
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (static_cast<std::int64_t>(d) < axis) outer *= dims[d];
+      if (static_cast<std::int64_t>(d) > axis) inner *= dims[d];
+    }
+    std::vector<double> data;
+    data.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (int i = 0; i < n.input_size(); ++i) {
+        const Value& v = im.input(n, i);
+        const std::int64_t block = v.dims[static_cast<std::size_t>(axis)] * inner;
+        data.insert(data.end(), v.data->begin() + o * block, v.data->begin() + (o + 1) * block);
+      }
+    return im.set_output(n, 0, Value::constant(dims, std::move(data), integral));
   }
   if (n.input_size() == 1 && im.input(n, 0).is_layer()) return im.set_output(n, 0, im.input(n, 0));   // torch.cat of one
   // Pieces of learned tensors (an LSTM's gates reordered by Slice and Concat): a learned tensor
@@ -326,9 +360,21 @@ void reshape(Importer& im, const onnx::NodeProto& n) {
       if (batch_axis >= 0) im.fail(n, "puts the batch size on two axes");
       batch_axis = static_cast<int>(i);
     }
+  const std::int64_t in_elements = ir::element_count(im.ir_shape(x));   // per sample (a folded value's fold included)
   if (batch_axis < 0) {
     // A target written with numbers only: [-1, ...] or the declared batch on axis 0 keeps the batch there.
-    const bool lead_batch = !t.empty() && (t[0] == -1 || (im.declared_batch() > 0 && t[0] == im.declared_batch()));
+    // So does a multiple of the declared batch on axis 0 when the target holds the input's elements for
+    // that batch: a static export's window partition, [64, 49, C] at batch 1, folds the batch (below).
+    const auto target_elements = [&] {
+      double e = 1;
+      for (const double d : t) e *= d;
+      return e;
+    };
+    const std::int64_t declared = im.declared_batch();
+    const bool lead_batch =
+        !t.empty() && (t[0] == -1 || (declared > 0 && t[0] == declared) ||
+                       (declared > 0 && t[0] > declared && std::fmod(t[0], static_cast<double>(declared)) == 0 &&
+                        target_elements() == static_cast<double>(in_elements) * static_cast<double>(declared)));
     if (!lead_batch || in_batch != 0)
       im.fail(n, "reshapes to " + [&] {
         std::string s;
@@ -347,8 +393,21 @@ void reshape(Importer& im, const onnx::NodeProto& n) {
   ir::Shape per_sample = out;
   per_sample.erase(per_sample.begin() + batch_axis);
   if (per_sample.empty()) per_sample = {1};
+  // Fewer elements per sample than the input holds, by a whole factor: the reshape folds the batch
+  // into its batch axis ([B, 8, 8, 7, 7, C] to [B * 64, 49, C], the batch entry being the batch times
+  // the factor), which the IR keeps as an axis of that size (Value::folded). The same many elements
+  // unfold it again.
+  const std::int64_t out_elements = ir::element_count(per_sample);
+  if (std::find(per_sample.begin(), per_sample.end(), -1) == per_sample.end() && out_elements > 0 &&
+      in_elements > out_elements && in_elements % out_elements == 0) {
+    const std::int64_t fold = in_elements / out_elements;
+    out[static_cast<std::size_t>(batch_axis)] = -1;
+    return im.set_output(n, 0, reshaped(im, n, x, out, batch_axis, {}, fold));
+  }
   if (per_sample == im.ir_shape(x)) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis));
-  im.set_output(n, 0, im.emit("reshape", {x}, {{"shape", per_sample}}, n, batch_axis));
+  Value v = im.emit("reshape", {x}, {{"shape", per_sample}}, n, batch_axis);
+  v.folded = false;   // the whole batch is back on its axis
+  im.set_output(n, 0, v);
 }
 
 void flatten(Importer& im, const onnx::NodeProto& n) {
@@ -394,13 +453,13 @@ void transpose(Importer& im, const onnx::NodeProto& n) {
   for (std::size_t j = 0; j < perm.size(); ++j) {
     if (x.batch_axis >= 0 && perm[j] == x.batch_axis) {
       batch_axis = static_cast<int>(j);
-      continue;
+      if (!x.folded) continue;   // a folded batch axis is an IR axis too, and moves with the rest
     }
-    per_sample.push_back(x.batch_axis >= 0 && perm[j] > x.batch_axis ? perm[j] - 1 : perm[j]);
+    per_sample.push_back(!x.folded && x.batch_axis >= 0 && perm[j] > x.batch_axis ? perm[j] - 1 : perm[j]);
   }
   Ints identity(per_sample.size());
   std::iota(identity.begin(), identity.end(), 0);
-  if (per_sample == identity) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis));
+  if (per_sample == identity) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis, x.folded));
   im.set_output(n, 0, im.emit("permute", {x}, {{"dims", per_sample}}, n, batch_axis));
 }
 
@@ -462,19 +521,42 @@ StridedRange strided_range(std::int64_t start, std::int64_t end, std::int64_t st
   return {start, step, start > end ? (start - end + down - 1) / down : 0};
 }
 
+// Every `r.step`-th element of the per-sample axis `axis` (of size `dim`) of `y`, as a view of the
+// axis split into [dim / step, step] and one slice of the result (Swin's patch merging,
+// x[..., 0::2, 1::2, :]): the slice moves the elements it keeps, as a strided copy does.
+Value strided_slice(Importer& im, const onnx::NodeProto& n, const Value& y, std::int64_t axis, const StridedRange& r,
+                    std::int64_t dim) {
+  if (dim % r.step != 0) im.fail(n, "slices with step " + std::to_string(r.step) + " an axis of " + std::to_string(dim) + " it does not divide");
+  if (r.count <= 0) im.fail(n, "slices an empty range");
+  const ir::Shape shape = im.ir_shape(y);
+  const auto at = static_cast<std::size_t>(axis);
+  ir::Shape split(shape.begin(), shape.begin() + axis);
+  split.insert(split.end(), {dim / r.step, r.step});
+  split.insert(split.end(), shape.begin() + axis + 1, shape.end());
+  Value v = im.emit("reshape", {y}, {{"shape", split}}, n, y.batch_axis, ".split");
+  ir::Shape kept = split;
+  kept[at] = r.count;
+  kept[at + 1] = 1;
+  if (r.first / r.step != 0 || r.count != dim / r.step)
+    v = im.emit("slice", {v}, {{"start", r.first / r.step}, {"size", r.count}, {"axis", axis}}, n, y.batch_axis, ".rows");
+  v = im.emit("slice", {v}, {{"start", r.first % r.step}, {"size", std::int64_t{1}}, {"axis", axis + 1}}, n, y.batch_axis);
+  ir::Shape out = shape;
+  out[at] = r.count;
+  return im.emit("reshape", {v}, {{"shape", out}}, n, y.batch_axis, ".merge");
+}
+
 void slice(Importer& im, const onnx::NodeProto& n) {
   const Value& x = im.input(n, 0);
   const ir::Shape full = im.full_shape(x);
   const SliceSpec s = slice_spec(im, n, full.size());
   for (const auto step : s.steps)
     if (step == 0) im.fail(n, "slices with step 0 (ONNX: a step is not 0)");
-  // Values known here (shape arithmetic, constants) slice with any step; the network's tensors and
-  // learned tensors only with step 1, the one a view of them takes.
-  const bool strided = std::any_of(s.steps.begin(), s.steps.end(), [](std::int64_t step) { return step != 1; });
-  if (strided && !x.data)
-    im.fail(n, "slices a tensor of the network with step " +
-                   std::to_string(*std::find_if(s.steps.begin(), s.steps.end(), [](std::int64_t step) { return step != 1; })) +
-                   "; Ridge slices those with step 1");
+  // Values known here (shape arithmetic, constants) slice with any step; learned tensors only with
+  // step 1, the one a view of them takes; the network's tensors with a positive step that divides the
+  // axis (below).
+  const auto odd_step = std::find_if(s.steps.begin(), s.steps.end(), [](std::int64_t step) { return step != 1; });
+  if (odd_step != s.steps.end() && !x.data && !(x.is_layer() && *odd_step > 1))
+    im.fail(n, "slices a tensor of the network with step " + std::to_string(*odd_step) + "; Ridge slices those with a positive step");
   if (!x.is_layer()) {
     Value v = x;
     ir::Shape dims = full;
@@ -520,11 +602,15 @@ void slice(Importer& im, const onnx::NodeProto& n) {
       if (s.starts[k] == 0 && s.ends[k] >= std::numeric_limits<std::int32_t>::max()) continue;
       im.fail(n, "slices the batch axis");
     }
+    const std::int64_t axis = im.per_sample_axis(x, s.axes[k], n);
+    if (s.steps[k] > 1) {
+      y = strided_slice(im, n, y, axis, strided_range(s.starts[k], s.ends[k], s.steps[k], full[a]), full[a]);
+      continue;
+    }
     const auto [start, end] = clamp_range(s.starts[k], s.ends[k], full[a]);
     if (start == 0 && end == full[a]) continue;
     if (end <= start) im.fail(n, "slices an empty range");
-    y = im.emit("slice", {y}, {{"start", start}, {"size", end - start}, {"axis", im.per_sample_axis(x, s.axes[k], n)}}, n,
-                x.batch_axis);
+    y = im.emit("slice", {y}, {{"start", start}, {"size", end - start}, {"axis", axis}}, n, x.batch_axis);
   }
   im.set_output(n, 0, y);
 }
@@ -655,7 +741,10 @@ void range(Importer& im, const onnx::NodeProto& n) {
     im.fail(n, "makes a range of more than " + std::to_string(kMaxFoldedElements) + " elements", diag::kOnnxLimit);
   std::vector<double> v;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) v.push_back(start + static_cast<double>(i) * delta);
-  im.set_output(n, 0, Value::constant({static_cast<std::int64_t>(v.size())}, std::move(v), im.input(n, 0).integral));
+  // The length first: the order in which a call's arguments are evaluated is unspecified, and GCC
+  // moved `v` out before reading its size (every Range folded to an empty shape).
+  const auto length = static_cast<std::int64_t>(v.size());
+  im.set_output(n, 0, Value::constant({length}, std::move(v), im.input(n, 0).integral));
 }
 
 // Element-wise ops that appear only in shape arithmetic: folded, never data.
@@ -704,6 +793,38 @@ double neg_(double a) { return -a; }
 double floor_(double a) { return std::floor(a); }
 double ceil_(double a) { return std::ceil(a); }
 double not_(double a) { return a == 0 ? 1 : 0; }
+
+// ScatterND of constants (Swin's shifted-window mask: a zero map whose regions are numbered): the
+// data with each indexed slice replaced by its update. Folded only when every element is known.
+void scatter_nd(Importer& im, const onnx::NodeProto& n) {
+  const Value& data = im.input(n, 0);
+  const Value& indices = im.input(n, 1);
+  const Value& updates = im.input(n, 2);
+  if (data.is_layer() || indices.is_layer() || updates.is_layer() || !data.data || !indices.data || !updates.data)
+    im.fail(n, "scatters into data; Ridge folds ScatterND only where every operand is a constant it knows");
+  if (attr_string(n, "reduction", "none") != "none") im.fail(n, "scatters with a reduction; Ridge folds plain ScatterND");
+  if (indices.dims.empty()) im.fail(n, "has scalar indices");
+  const auto k = static_cast<std::size_t>(indices.dims.back());
+  if (k == 0 || k > data.dims.size()) im.fail(n, "indexes more axes than its data has");
+  std::int64_t slice = 1;
+  for (std::size_t d = k; d < data.dims.size(); ++d) slice *= data.dims[d];
+  const std::size_t tuples = indices.data->size() / k;
+  if (updates.data->size() != tuples * static_cast<std::size_t>(slice)) im.fail(n, "has updates that do not match its indices");
+  Value out = data;
+  out.weight.clear();
+  for (std::size_t t = 0; t < tuples; ++t) {
+    std::int64_t at = 0;
+    for (std::size_t d = 0; d < k; ++d) {
+      std::int64_t i = as_int((*indices.data)[t * k + d], "an index");
+      if (i < 0) i += data.dims[d];
+      if (i < 0 || i >= data.dims[d]) im.fail(n, "index " + std::to_string(i) + " is outside an axis of " + std::to_string(data.dims[d]));
+      at = at * data.dims[d] + i;
+    }
+    std::copy_n(updates.data->begin() + static_cast<std::ptrdiff_t>(t * static_cast<std::size_t>(slice)), slice,
+                out.data->begin() + at * slice);
+  }
+  im.set_output(n, 0, std::move(out));
+}
 
 void where(Importer& im, const onnx::NodeProto& n) {
   const Value& c = im.input(n, 0);
@@ -760,6 +881,7 @@ void add_shape_converters(std::map<std::string, Converter>& t) {
   t["Ceil"] = fold_unary<ceil_>;
   t["Not"] = fold_unary<not_>;
   t["Where"] = where;
+  t["ScatterND"] = scatter_nd;
 }
 
 const std::map<std::string, Converter>& converters() {

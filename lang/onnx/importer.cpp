@@ -161,7 +161,8 @@ int Importer::consumers(const std::string& value) const {
 ir::Shape Importer::full_shape(const Value& v) const {
   if (!v.is_layer()) return v.dims;
   ir::Shape s = builder_.shape(v.layer);
-  if (v.batch_axis >= 0) s.insert(s.begin() + std::min<std::ptrdiff_t>(v.batch_axis, static_cast<std::ptrdiff_t>(s.size())), -1);
+  if (v.folded) s.at(static_cast<std::size_t>(v.batch_axis)) = -1;
+  else if (v.batch_axis >= 0) s.insert(s.begin() + std::min<std::ptrdiff_t>(v.batch_axis, static_cast<std::ptrdiff_t>(s.size())), -1);
   return s;
 }
 
@@ -207,6 +208,7 @@ std::int64_t Importer::per_sample_axis(const Value& v, std::int64_t axis, const 
   if (axis < 0) axis += rank;
   if (v.batch_axis < 0 || !v.is_layer()) return axis;
   if (axis == v.batch_axis) fail(n, "works across the batch (axis " + std::to_string(axis) + "), which Ridge keeps out of the graph");
+  if (v.folded) return axis;   // the IR keeps the folded axis
   return axis > v.batch_axis ? axis - 1 : axis;
 }
 
@@ -271,14 +273,17 @@ std::string name_for(const onnx::NodeProto& n, std::string_view op) {
 Value Importer::emit(std::string_view op, std::vector<Value> inputs, ir::Attrs attrs, const onnx::NodeProto& n, int batch_axis,
                      const std::string& name_hint) {
   std::vector<ir::LayerId> ids;
+  bool folded = false;
   for (const Value& v : inputs) {
     if (!v.is_layer()) fail(n, "internal: an operand is not a layer");
     ids.push_back(v.layer);
+    folded = folded || v.folded;
   }
   // A hint starting with '.' names a second layer of the node's own: `layer1.0.relu.squeeze`.
   const std::string name = unique_name(name_hint.empty() ? name_for(n, op) : name_hint[0] == '.' ? name_for(n, {}) + name_hint : name_hint);
   try {
-    return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis);
+    // A layer of a folded value keeps the fold (the converters that move or undo it say so themselves).
+    return Value::of_layer(builder_.call(op, std::move(ids), std::move(attrs), name), batch_axis, folded);
   } catch (const BuildError& e) {
     fail(n, std::string("as '") + std::string(op) + "': " + e.what(), diag::kOnnxShape);
   }
@@ -317,6 +322,7 @@ void Importer::convert(int index) {
   const auto& table = converters();
   const auto c = standard ? table.find(n.op_type()) : table.end();
   if (c != table.end()) {
+    refuse_folded(n);
     c->second(*this, n);
     return;
   }
@@ -331,6 +337,23 @@ void Importer::convert(int index) {
   if (!through) fail(n, "cannot be counted as free: it reads no data tensor");
   free_nodes_.push_back(describe(n, index));
   for (int i = 0; i < n.output_size(); ++i) set_output(n, i, *through);
+}
+
+// The ops that follow a value whose batch is folded into an axis (Value::folded) through a window
+// attention: the reshapes and transposes that fold, move and unfold it, the pick of queries, keys and
+// values, the products, and what acts on each element or along the last axis. Any other op on such a
+// value is refused rather than counted with the fold misread.
+void Importer::refuse_folded(const onnx::NodeProto& n) const {
+  static const std::set<std::string, std::less<>> kFollows{
+      "Reshape", "Transpose", "Gather", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Softmax",
+      "LayerNormalization", "Dropout", "Identity", "Cast", "Shape", "Erf", "Relu", "Gelu", "Sigmoid", "Tanh", "Sqrt"};
+  for (int i = 0; i < n.input_size(); ++i) {
+    if (!has_input(n, i) || !has_value(n.input(i)) || !input(n, i).folded) continue;
+    if (!kFollows.count(n.op_type()))
+      fail(n, "reads a tensor whose batch is folded into axis " + std::to_string(input(n, i).batch_axis) +
+                  " (a window partition's [batch x windows, ...]); Ridge follows such a tensor through Reshape, Transpose, "
+                  "Gather, MatMul, Softmax, LayerNormalization and elementwise ops only");
+  }
 }
 
 ir::Network Importer::run(std::vector<std::string>& free_nodes) {

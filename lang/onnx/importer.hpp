@@ -70,6 +70,8 @@ class Importer {
 
  private:
   void add_inputs();
+  // Refuses node `n` when it reads a folded value (Value::folded) and is not an op that follows one.
+  void refuse_folded(const onnx::NodeProto& n) const;
   std::string unique_name(std::string base);
 
   const Graph& graph_;

@@ -40,6 +40,10 @@ struct Value {
   // Layer
   ir::LayerId layer = 0;
   int batch_axis = 0;                        // -1: the same for every sample
+  // The batch is folded into the batch axis with a factor the IR shape holds there: Swin's window
+  // partition reshapes [B, 8, 8, 7, 7, C] to [B * 64, 49, C], which the IR holds as [64, 49, C] per
+  // sample. A folded value's IR shape has the ONNX rank; an unfolded one's lacks the batch axis.
+  bool folded = false;
   // Const
   ir::Shape dims;                            // the full shape
   std::optional<std::vector<double>> data;   // row-major elements, when known
@@ -56,11 +60,12 @@ struct Value {
 
   bool is_layer() const { return kind == Kind::Layer; }
   bool batched() const { return is_layer() && batch_axis >= 0; }
-  static Value of_layer(ir::LayerId id, int batch_axis) {
+  static Value of_layer(ir::LayerId id, int batch_axis, bool folded = false) {
     Value v;
     v.kind = Kind::Layer;
     v.layer = id;
     v.batch_axis = batch_axis;
+    v.folded = folded && batch_axis >= 0;
     return v;
   }
   static Value constant(ir::Shape dims, std::vector<double> data, bool integral) {

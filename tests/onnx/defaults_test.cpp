@@ -16,46 +16,21 @@
 #include <vector>
 
 using namespace ridge;
+using onnx_test::count_of;
+using onnx_test::error_of;
+using onnx_test::import;
 using onnx_test::initializer;
 using onnx_test::int64_initializer;
+using onnx_test::int_attribute;
+using onnx_test::ints_attribute;
 using onnx_test::model;
 using onnx_test::node;
+using onnx_test::output_shape;
+using onnx_test::string_attribute;
 
 namespace {
 
 using Ints = std::vector<std::int64_t>;
-
-void int_attribute(onnx::NodeProto* n, const std::string& name, std::int64_t value) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-}
-
-void ints_attribute(onnx::NodeProto* n, const std::string& name, const Ints& values) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (const auto v : values) a->add_ints(v);
-}
-
-void string_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(value);
-}
-
-ir::Network import(const onnx::ModelProto& m) { return lang::parse_onnx(m.SerializeAsString(), "defaults.onnx").network; }
-
-std::string error_of(const onnx::ModelProto& m) {
-  try {
-    import(m);
-  } catch (const lang::Error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 // The one layer of this op in the network.
 const ir::Layer& only(const ir::Network& net, std::string_view op) {
@@ -70,14 +45,6 @@ const ir::Layer& only(const ir::Network& net, std::string_view op) {
   REQUIRE(count == 1);
   return *found;
 }
-
-int count_of(const ir::Network& net, std::string_view op) {
-  int count = 0;
-  for (const auto& l : net.layers) count += ir::spec(l.op).name == op;
-  return count;
-}
-
-const ir::Shape& output_shape(const ir::Network& net) { return net.layers.at(net.output).output; }
 
 }  // namespace
 
@@ -301,7 +268,8 @@ TEST_CASE("Reduce ops without keepdims keep the reduced axis with size 1 (ONNX d
 // Slice with a step other than 1 (ONNX Slice-13): a negative step walks down from start, clamped to
 // [0, dim - 1], to end, clamped to [-1, dim - 1]; torch.onnx writes F.pad's computed pads reversed
 // that way (starts -1, ends -2^63 + 1, step -1: torchvision's Swin). Values known at import (here a
-// reshape target) slice with any step; the network's tensors only with step 1.
+// reshape target) slice with any step; the network's tensors only with a positive step
+// (tests/onnx/window_attention_test.cpp).
 TEST_CASE("Slice of a known value takes any step; a negative step walks down (ONNX Slice-13)") {
   // x is [batch, 3, 8, 8] (192 per sample); the target is sliced out of a constant list.
   const auto reshaped = [](const Ints& list, std::int64_t start, std::int64_t end, std::int64_t step) {
@@ -324,7 +292,7 @@ TEST_CASE("Slice of a known value takes any step; a negative step walks down (ON
   CHECK(reshaped({8, 9, 24, 7, -1}, 100, -100, -2) == ir::Shape{24, 8});
   // A step of 0 is no slice at all.
   CHECK_THROWS_WITH(reshaped({16, 12, -1}, 0, 3, 0), Catch::Contains("step 0"));
-  // The network's own tensors are sliced with step 1 only.
+  // The network's own tensors are not walked down.
   auto m = model({3, 8, 8});
   int64_initializer(m, "starts", {0});
   int64_initializer(m, "ends", {3});

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridge::onnx_test {
@@ -98,5 +99,46 @@ inline onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::stri
   for (const auto v : values) t->add_int64_data(v);
   return t;
 }
+
+inline void int_attribute(onnx::NodeProto* n, const std::string& name, std::int64_t value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+inline void ints_attribute(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (const auto v : values) a->add_ints(v);
+}
+
+inline void string_attribute(onnx::NodeProto* n, const std::string& name, const std::string& value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+// The graph imported (a built model's file name is "defaults.onnx" in diagnostics), or its error.
+inline ir::Network import(const onnx::ModelProto& m) { return lang::parse_onnx(m.SerializeAsString(), "defaults.onnx").network; }
+
+inline std::string error_of(const onnx::ModelProto& m) {
+  try {
+    import(m);
+  } catch (const lang::Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+inline int count_of(const ir::Network& net, std::string_view op) {
+  int count = 0;
+  for (const auto& l : net.layers) count += ir::spec(l.op).name == op;
+  return count;
+}
+
+inline const ir::Shape& output_shape(const ir::Network& net) { return net.layers.at(net.output).output; }
 
 }  // namespace ridge::onnx_test

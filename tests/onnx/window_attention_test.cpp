@@ -1,0 +1,212 @@
+// What torchvision's Swin and MaxViT exports need of the importer (issue #38), on small graphs built
+// through the ONNX protobuf API: a window partition that folds the batch into the windows
+// ([B, 2, 4, 2, 4, C] to [B * 4, 16, C]) and unfolds it again, the attention between (the packed
+// q/k/v moved so that the batch is on axis 1, then picked apart), strided slices (patch merging's
+// x[..., 0::2, 1::2, :]), the shifted-window mask built from shapes alone (Range, ScatterND,
+// Concat of constants), and a learned bias table read through fixed indices. Each figure below is
+// worked out from the graph's own shapes.
+#include "tests/onnx/onnx_test_util.hpp"
+
+#include "engine/simulate.hpp"
+
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace ridge;
+using onnx_test::count_of;
+using onnx_test::engine_macs;
+using onnx_test::error_of;
+using onnx_test::import;
+using onnx_test::initializer;
+using onnx_test::int64_initializer;
+using onnx_test::ints_attribute;
+using onnx_test::int_attribute;
+using onnx_test::model;
+using onnx_test::node;
+using onnx_test::output_shape;
+using onnx_test::total_parameters;
+
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+// An int64 initializer of any shape, row-major.
+void int64_tensor(onnx::ModelProto& m, const std::string& name, const Ints& dims, const Ints& values) {
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (const auto d : dims) t->add_dims(d);
+  for (const auto v : values) t->add_int64_data(v);
+}
+
+// The per-sample shape of the layer named `name`.
+ir::Shape shape_of(const ir::Network& net, const std::string& name) {
+  for (const auto& l : net.layers)
+    if (l.name == name) return l.output;
+  FAIL("no layer named " << name);
+  return {};
+}
+
+// x: [batch, 8, 8, 4], channels last. Windows of 4 x 4: [B, 2, 4, 2, 4, 4] -> [B, 2, 2, 4, 4, 4]
+// -> [B * 4, 16, 4] (target [-1, 16, 4]), a linear 4 -> 6 (w: [4, 6]) -> [B * 4, 16, 6], then the
+// windows back: [-1, 2, 2, 4, 4, 6] -> [B, 2, 4, 2, 4, 6] -> [B, 8, 8, 6].
+onnx::ModelProto window_partition(bool static_batch) {
+  auto m = model({8, 8, 4});
+  if (static_batch) m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(1);
+  int64_initializer(m, "split", {static_batch ? 1 : -1, 2, 4, 2, 4, 4});
+  int64_initializer(m, "windows", {static_batch ? 4 : -1, 16, 4});
+  int64_initializer(m, "back", {static_batch ? 1 : -1, 2, 2, 4, 4, 6});
+  int64_initializer(m, "merged", {static_batch ? 1 : -1, 8, 8, 6});
+  initializer(m, "w", {4, 6});
+  node(m, "Reshape", {"x", "split"}, {"s"}, "split");
+  ints_attribute(node(m, "Transpose", {"s"}, {"p"}, "partition"), "perm", {0, 1, 3, 2, 4, 5});
+  node(m, "Reshape", {"p", "windows"}, {"win"}, "windows");
+  node(m, "MatMul", {"win", "w"}, {"h"}, "proj");
+  node(m, "Reshape", {"h", "back"}, {"b"}, "back");
+  ints_attribute(node(m, "Transpose", {"b"}, {"u"}, "unpartition"), "perm", {0, 1, 3, 2, 4, 5});
+  node(m, "Reshape", {"u", "merged"}, {"y"}, "merged");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a window partition folds the batch into the windows and a reshape unfolds it") {
+  for (const bool static_batch : {false, true}) {
+    INFO((static_batch ? "static batch 1, the target [4, 16, 4]" : "dynamic batch, the target [-1, 16, 4]"));
+    const ir::Network net = import(window_partition(static_batch));
+    // Per sample the windows are an axis of their own: 4 windows of 16 positions.
+    CHECK(shape_of(net, "windows") == ir::Shape{4, 16, 4});
+    CHECK(shape_of(net, "proj") == ir::Shape{4, 16, 6});
+    CHECK(output_shape(net) == ir::Shape{8, 8, 6});
+    // The linear layer: 4 * 16 positions x 4 -> 6 per sample, its 24 weights once.
+    CHECK(total_parameters(net) == 4 * 6);
+    CHECK(engine_macs(net) == 4.0 * 16 * 4 * 6);
+    // The batch stays outside: eight samples are eight times the work.
+    const auto one = engine::simulate(net, lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw"), {.batch = 1});
+    const auto eight = engine::simulate(net, lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw"), {.batch = 8});
+    CHECK(eight.totals.flops_fwd == 8 * one.totals.flops_fwd);
+  }
+}
+
+TEST_CASE("a folded tensor's transpose moves its batch axis, and a gather on another axis keeps it") {
+  // Windows [B * 4, 16, 3, 2, 2] (q, k, v packed: 3 x 2 heads x 2) -> perm [2, 0, 3, 1, 4]
+  // -> [3, B * 4, 2, 16, 2] -> q = [0] on axis 0 -> [B * 4, 2, 16, 2]: per sample [4, 2, 16, 2].
+  auto m = model({4, 16, 12});
+  int64_initializer(m, "windows", {-1, 16, 12});
+  int64_initializer(m, "packed", {-1, 16, 3, 2, 2});
+  int64_tensor(m, "first", {}, {0});
+  node(m, "Reshape", {"x", "windows"}, {"w"}, "windows");   // [B, 4, 16, 12] -> [B * 4, 16, 12]
+  node(m, "Reshape", {"w", "packed"}, {"qkv"}, "packed");
+  ints_attribute(node(m, "Transpose", {"qkv"}, {"t"}, "heads_first"), "perm", {2, 0, 3, 1, 4});
+  int_attribute(node(m, "Gather", {"t", "first"}, {"q"}, "q"), "axis", 0);
+  node(m, "Softmax", {"q"}, {"y"}, "softmax");
+  const ir::Network net = import(m);
+  // [B, 4, 16, 12] as [B * 4, 16, 12] holds the same layer per sample: no reshape is made for it,
+  // only for the packing and for the pick's dropped axis.
+  CHECK(count_of(net, "reshape") == 2);
+  CHECK(shape_of(net, "packed") == ir::Shape{4, 16, 3, 2, 2});
+  CHECK(shape_of(net, "heads_first") == ir::Shape{3, 4, 2, 16, 2});
+  CHECK(output_shape(net) == ir::Shape{4, 2, 16, 2});
+  // An op the importer does not follow a folded tensor through is refused, not misread.
+  auto pooled = model({4, 16, 12});
+  int64_initializer(pooled, "windows", {-1, 16, 12});
+  node(pooled, "Reshape", {"x", "windows"}, {"w"}, "windows");
+  node(pooled, "Flatten", {"w"}, {"y"}, "flatten");
+  CHECK_THAT(error_of(pooled), Catch::Contains("flatten") && Catch::Contains("folded into axis 0"));
+}
+
+TEST_CASE("a strided slice of the network's tensor keeps every step-th element (Swin's patch merging)") {
+  const auto sliced = [](Ints starts, Ints steps) {
+    auto m = model({8, 8, 4});
+    int64_initializer(m, "starts", starts);
+    int64_initializer(m, "ends", {8, 8});
+    int64_initializer(m, "axes", {1, 2});
+    int64_initializer(m, "steps", steps);
+    node(m, "Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, "pick");
+    return m;
+  };
+  // x[:, 0::2, 1::2, :]: 4 x 4 positions of 4 channels.
+  const ir::Network net = import(sliced({0, 1}, {2, 2}));
+  CHECK(output_shape(net) == ir::Shape{4, 4, 4});
+  CHECK(total_parameters(net) == 0);
+  // x[:, 1::2, 2::2, :]: rows 1, 3, 5, 7 and columns 2, 4, 6 (three of the four).
+  CHECK(output_shape(import(sliced({1, 2}, {2, 2}))) == ir::Shape{4, 3, 4});
+  // A step that does not divide the axis (8 by 3) is refused.
+  CHECK_THAT(error_of(sliced({0, 0}, {3, 1})), Catch::Contains("step 3") && Catch::Contains("does not divide"));
+}
+
+TEST_CASE("Range, Concat and ScatterND of constants fold (the shifted-window mask is built so)") {
+  // Range(2, 4) = [2, 3]; [-1] ++ it = [-1, 2, 3]: x [B, 6] as [B, 2, 3]. (A Range once folded to an
+  // empty shape: its length was read after the values had been moved out.)
+  {
+    auto m = model({6});
+    int64_tensor(m, "start", {}, {2});
+    int64_tensor(m, "limit", {}, {4});
+    int64_tensor(m, "delta", {}, {1});
+    int64_initializer(m, "lead", {-1});
+    node(m, "Range", {"start", "limit", "delta"}, {"r"}, "range");
+    int_attribute(node(m, "Concat", {"lead", "r"}, {"shape"}, "cat"), "axis", 0);
+    node(m, "Reshape", {"x", "shape"}, {"y"}, "rs");
+    CHECK(output_shape(import(m)) == ir::Shape{2, 3});
+  }
+  // Two [2, 1] constants side by side (axis 1): [[-1, 2], [3, 2]], flattened [-1, 2, 3, 2]; stacked
+  // (axis 0) they would read [-1, 3, 2, 2].
+  {
+    auto m = model({12});
+    int64_tensor(m, "a", {2, 1}, {-1, 3});
+    int64_tensor(m, "b", {2, 1}, {2, 2});
+    int64_initializer(m, "flat", {4});
+    int_attribute(node(m, "Concat", {"a", "b"}, {"ab"}, "cat"), "axis", 1);
+    node(m, "Reshape", {"ab", "flat"}, {"shape"}, "flatten");
+    node(m, "Reshape", {"x", "shape"}, {"y"}, "rs");
+    CHECK(output_shape(import(m)) == ir::Shape{2, 3, 2});
+  }
+  // ScatterND of [1, 1, 1] with 6 at [1]: [1, 6, 1]; [-1] ++ it reshapes x [B, 6] to [B, 1, 6, 1].
+  {
+    auto m = model({6});
+    int64_tensor(m, "ones", {3}, {1, 1, 1});
+    int64_tensor(m, "at", {1, 1}, {1});
+    int64_tensor(m, "six", {1}, {6});
+    int64_initializer(m, "lead", {-1});
+    node(m, "ScatterND", {"ones", "at", "six"}, {"s"}, "scatter");
+    int_attribute(node(m, "Concat", {"lead", "s"}, {"shape"}, "cat"), "axis", 0);
+    node(m, "Reshape", {"x", "shape"}, {"y"}, "rs");
+    CHECK(output_shape(import(m)) == ir::Shape{1, 6, 1});
+  }
+}
+
+TEST_CASE("a fixed tensor added to the scores is one add per element; a learned table read by fixed indices is learned") {
+  // x: scores [B, 2, 3, 3]. The mask: ScatterND of zeros [3, 3] with -100 at (0, 2), a constant
+  // computed from shapes alone, added to every head's scores. The bias: a learned [9, 2] table whose
+  // rows a fixed index picks, [3, 3, 2] -> heads first [2, 3, 3], added too.
+  auto m = model({2, 3, 3});
+  int64_tensor(m, "mask_shape", {2}, {3, 3});
+  int64_tensor(m, "at", {1, 2}, {0, 2});
+  auto* fill = m.mutable_graph()->add_initializer();
+  fill->set_name("minus_100");
+  fill->set_data_type(onnx::TensorProto::FLOAT);
+  fill->add_dims(1);
+  fill->add_float_data(-100.0f);
+  auto* table = initializer(m, "bias_table", {9, 2});
+  for (int i = 0; i < 18; ++i) table->add_float_data(static_cast<float>(i));
+  int64_tensor(m, "index", {9}, {4, 3, 2, 5, 4, 3, 6, 5, 4});
+  int64_initializer(m, "grid", {3, 3, 2});
+  node(m, "ConstantOfShape", {"mask_shape"}, {"zeros"}, "zeros");
+  node(m, "ScatterND", {"zeros", "at", "minus_100"}, {"mask"}, "mask");
+  node(m, "Add", {"x", "mask"}, {"masked"}, "masked");
+  int_attribute(node(m, "Gather", {"bias_table", "index"}, {"rows"}, "lookup"), "axis", 0);
+  node(m, "Reshape", {"rows", "grid"}, {"g"}, "grid");
+  ints_attribute(node(m, "Transpose", {"g"}, {"bias"}, "heads_first"), "perm", {2, 0, 1});
+  node(m, "Add", {"masked", "bias"}, {"y"}, "biased");
+  const ir::Network net = import(m);
+  CHECK(output_shape(net) == ir::Shape{2, 3, 3});
+  // The table's 18 values are the parameters; the mask holds none.
+  CHECK(total_parameters(net) == 18);
+  CHECK(count_of(net, "gather") == 1);
+  CHECK(count_of(net, "add") == 2);
+}
