@@ -8,6 +8,7 @@
 #include "engine/render/schema.hpp"
 #include "engine/run.hpp"
 #include "lang/catalogue.hpp"
+#include "lang/ir/ops.hpp"
 #include "lang/parse.hpp"
 #include "simulate/run_options.hpp"
 
@@ -107,6 +108,13 @@ PYBIND11_MODULE(_ridge, m) {
       .def_property_readonly("name", [](const Network& n) { return n.ir->name; })
       .def_property_readonly("layer_count", [](const Network& n) { return n.ir->layers.size(); })
       .def_property_readonly("free_nodes", [](const Network& n) { return n.free_nodes; })
+      // The learned values the network holds (a tied layer's counted once), as simulate's `params`.
+      .def_property_readonly("parameters",
+                             [](const Network& n) {
+                               std::int64_t total = 0;
+                               for (const ir::Layer& l : n.ir->layers) total += ir::parameter_count(l, ir::input_shapes(*n.ir, l));
+                               return total;
+                             })
       .def("to_net_text", [](const Network& n) { return lang::to_net_text(*n.ir); });
   py::class_<Device>(m, "Device")
       .def_property_readonly("id", [](const Device& d) { return d.ir->id; })

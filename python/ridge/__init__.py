@@ -95,7 +95,9 @@ def _load_device(path=None, *, text=None, name="<text>.hw"):
 
 def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=False, opset=17, name=None, batch_axis=0):
     """Any torch.nn.Module as a Ridge network: exported to ONNX in memory (torch.onnx.export into a
-    buffer, batch axis dynamic, batch norms kept as in training) and imported. `example_input` is one
+    buffer, batch axis dynamic, batch norms kept as in training, constants folded) and imported; where
+    folding turned a learned tensor read through fixed indices (Swin's and MaxViT's relative-position
+    bias tables) into a larger tensor of its own, the export without folding is taken. `example_input` is one
     sample with its batch axis (a tensor, or a tuple or list of them: the forward's positional
     arguments); `kwargs` the forward's keyword arguments; `dims` binds other symbolic axes;
     `batch_axis` is the inputs' and output's batch axis (1 for a sequence-first module, as
@@ -138,22 +140,35 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     axes = {n: {batch_axis: "batch"} for n in tensors}
     axes["output"] = {batch_axis: "batch"}
     args = inputs + (keywords,) if keywords else inputs
-    buffer = io.BytesIO()
-    try:
-        _export(model, args, lambda m, a: torch.onnx.export(
-            m, a, buffer, opset_version=opset, input_names=tensors, output_names=["output"], dynamic_axes=axes,
-            training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True))
-    except Exception as e:
-        raise RidgeError(_export_failure(model, args, e)) from e
     label = name or type(model).__name__
-    try:
-        return _ridge.parse_onnx(buffer.getvalue(), label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)
-    except RidgeError as e:
-        if isinstance(given, torch.nn.MultiheadAttention) and (kwargs or {}).get("need_weights", True):
-            raise RidgeError(f"{e}\nnn.MultiheadAttention returns its heads' averaged weights unless called with "
-                             "need_weights=False, and Ridge imports attention without them: "
-                             "from_torch(mha, (x, x, x), kwargs={'need_weights': False})") from e
-        raise
+
+    def exported(fold):
+        buffer = io.BytesIO()
+        try:
+            _export(model, args, lambda m, a: torch.onnx.export(
+                m, a, buffer, opset_version=opset, input_names=tensors, output_names=["output"], dynamic_axes=axes,
+                training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=fold))
+        except Exception as e:
+            raise RidgeError(_export_failure(model, args, e)) from e
+        return buffer.getvalue()
+
+    def parsed(onnx_bytes):
+        return _ridge.parse_onnx(onnx_bytes, label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)
+
+    net = parsed(exported(True))
+    # Constant folding (which an LSTM's reordered gate weights need) also folds a learned tensor read
+    # through fixed indices (Swin's and MaxViT's relative-position bias tables) into the lookup's larger
+    # result, a tensor of its own. Where the count then differs from the module's, the export without
+    # folding, which keeps the table, is taken if it counts the module exactly.
+    count = sum(p.numel() for p in given.parameters())
+    if net.parameters != count:
+        try:
+            unfolded = parsed(exported(False))
+            if unfolded.parameters == count:
+                return unfolded
+        except RidgeError:
+            pass
+    return net
 
 
 def _shared_inputs(model, inputs, distinct, keywords):

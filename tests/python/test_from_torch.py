@@ -76,6 +76,25 @@ def test_from_torch_transformer_and_layer_scale_models(name, gflops):
     assert abs(result.total("macs") / 1e9 - float(gflops)) <= half_unit(gflops) + 1e-9
 
 
+# Window attention (issue #38): Swin folds the batch into its windows ([B * 64, 49, C]) and builds its
+# shifted-window mask from shapes alone; Swin and MaxViT read a learned relative-position bias table
+# through a fixed index. Published: Swin_T_Weights.IMAGENET1K_V1 28,288,354 parameters, 4.49 GFLOPS;
+# MaxVit_T_Weights.IMAGENET1K_V1 30,919,624, 5.56 (torchvision's docs table).
+@pytest.mark.parametrize("name,params,gflops", [("swin_t", 28_288_354, "4.49"), ("maxvit_t", 30_919_624, "5.56")])
+def test_from_torch_window_attention_models(name, params, gflops):
+    model = torchvision.models.get_model(name, weights=None)
+    assert torch_params(model) == params
+    net = ridge.from_torch(model, torch.randn(1, 3, 224, 224), name=name)
+    assert net.free_nodes == []
+    result = ridge.simulate(net, "a100-sxm4-40gb", batch=1)
+    assert result.total("params") == params
+    assert abs(result.total("macs") / 1e9 - float(gflops)) <= half_unit(gflops) + 1e-9
+    # The batch stays outside the windows: batch 4 is four samples' work.
+    assert ridge.simulate(net, "a100-sxm4-40gb", batch=4).total("macs") == pytest.approx(4 * result.total("macs"), rel=1e-12)
+    if name == "swin_t":   # the zoo's hand-written swin_t.net counts the same multiply-adds
+        assert result.total("macs") == ridge.simulate("swin_t", "a100-sxm4-40gb", batch=1).total("macs")
+
+
 def test_from_torch_transformer_encoder_off_the_fast_path():
     # In eval mode with grad off PyTorch runs aten::_transformer_encoder_layer_fwd, which torch.onnx
     # refuses; from_torch exports the same function on the path the exporter knows. The two layers are
@@ -204,9 +223,13 @@ def test_from_torch_one_tensor_for_several_arguments_is_one_input():
     assert result.total("params") == torch_params(model)
     assert [row["op"] for row in result.layers.rows()].count("attention") == 1
     assert result.total("macs") == 10 * 64 * 192 + 2 * 10 * 10 * 64 + 10 * 64 * 64
-    # Its default returns the heads' averaged weights too, which Ridge does not import: the error says how.
-    with pytest.raises(ridge.RidgeError, match="need_weights=False"):
-        ridge.from_torch(model, (x, x, x))
+    # Its default also returns the heads' averaged weights: the scores, [batch * 4 heads, 10, 10] as
+    # PyTorch computes them (the batch folded with the heads), viewed per head, summed over the heads
+    # and divided by 4. The same products, and the average's own layers beside them.
+    with_weights = ridge.simulate(ridge.from_torch(model, (x, x, x)), "a100-sxm4-40gb", batch=1)
+    assert with_weights.total("params") == torch_params(model)
+    assert with_weights.total("macs") == result.total("macs")
+    assert [row["op"] for row in with_weights.layers.rows()].count("sum") == 1
     # Distinct tensors are distinct inputs of the network: queries of 10 positions attend to 12 keys
     # and values, each projected by its own third of the packed in_proj_weight.
     q_k_v = ridge.from_torch(model, (x, torch.randn(1, 12, 64), torch.randn(1, 12, 64)), kwargs={"need_weights": False})
