@@ -207,6 +207,21 @@ class TinyShapes(nn.Module):
         return self.lstm(y)[0]
 
 
+def swin_tiny():
+    """torchvision's SwinTransformer at a size a test can work by hand: 4x4 patches of a 32x32 image
+    (8x8 tokens of 16 channels), two stages of two blocks (2 then 4 heads) with 4x4 windows: stage 1
+    has four windows and shifts them in its second block (the mask built from shapes); patch merging
+    to 4x4 tokens of 32; stage 2's one window covers the map, so nothing shifts. 10 classes. Exported
+    without constant folding, so each block's relative-position bias stays its [49, heads] table
+    gathered by a fixed index."""
+    from torchvision.models.swin_transformer import SwinTransformer
+    torch.manual_seed(0)
+    model = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                            num_classes=10).eval()
+    export(model, torch.randn(1, 3, 32, 32), os.path.join(OUT, "swin_tiny.onnx"), ["input"],
+           {"input": {0: "batch"}, "output": {0: "batch"}}, fold=False)
+
+
 def fuzz_seeds():
     """Tiny exports for the fuzz target's seed corpus (tests/fuzz/seeds/onnx), kept with their data."""
     out = os.path.join(HERE, "..", "fuzz", "seeds", "onnx")
@@ -231,3 +246,5 @@ if __name__ == "__main__":
     torchvision_models([n for n in TORCHVISION if not which or n in which])
     if not which or "bert_base" in which or "gpt2" in which:
         language_models()
+    if not which or "swin_tiny" in which:
+        swin_tiny()

@@ -210,3 +210,27 @@ TEST_CASE("a fixed tensor added to the scores is one add per element; a learned 
   CHECK(count_of(net, "gather") == 1);
   CHECK(count_of(net, "add") == 2);
 }
+
+TEST_CASE("torchvision's SwinTransformer, built small, imports with torch's parameters and the MACs worked by hand") {
+  // tests/onnx/models/swin_tiny.onnx (make_fixtures.py swin_tiny): 4x4 patches of 32x32 (8x8 tokens of
+  // 16), stages of two blocks (2 heads, then 4) with 4x4 windows, patch merging between, 10 classes.
+  // Parameters (torch's sum(p.numel()): 35,942):
+  //   patch embedding conv 16x3x4x4 + 16, its LayerNorm 2x16                                  816
+  //   stage 1 block x2: norms 2x(2x16), qkv 16x48 + 48, proj 16x16 + 16, bias table 7x7x2,
+  //     mlp 16x64 + 64 and 64x16 + 16: 3,378 each                                           6,756
+  //   patch merging: LayerNorm 2x64, reduction 64x32 (no bias)                              2,176
+  //   stage 2 block x2: norms 2x(2x32), qkv 32x96 + 96, proj 32x32 + 32, bias table 7x7x4,
+  //     mlp 32x128 + 128 and 128x32 + 32: 12,900 each                                      25,800
+  //   final LayerNorm 2x32, head 32x10 + 10                                                    394
+  // MACs per sample: the patch conv 64 x 16 x 48 (49,152); stage 1 per block: qkv 64x16x48, proj
+  // 64x16x16, mlp 2 x 64x16x64, and in 4 windows of 16 tokens x 2 heads of 8, q k^T and attn v
+  // 2 x 4 x 2 x 16x16x8 (229,376 a block); merging 16 x 64 x 32 (32,768); stage 2 per block with one
+  // window of 16 and 4 heads: 16x32x96 + 16x32x32 + 2 x 16x32x128 + 2 x 4 x 16x16x8 (212,992); the
+  // head 32 x 10 = 966,976.
+  const ir::Network net = lang::load_onnx(onnx_test::fixture("swin_tiny")).network;
+  CHECK(total_parameters(net) == 35942);
+  CHECK(engine_macs(net) == 966976.0);
+  // Four bias tables, each read through its fixed index; no free node.
+  CHECK(count_of(net, "gather") == 4);
+  CHECK(output_shape(net) == ir::Shape{10});
+}
