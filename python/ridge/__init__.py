@@ -17,6 +17,7 @@ Errors in a file or text raise ridge.RidgeError, whose message is the file:line:
 import inspect
 import io
 import os
+import tempfile
 import warnings
 
 from . import _ridge
@@ -143,14 +144,28 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
     label = name or type(model).__name__
 
     def exported(fold):
+        def export_to(target):
+            _export(model, args, lambda m, a: torch.onnx.export(
+                m, a, target, opset_version=opset, input_names=tensors, output_names=["output"], dynamic_axes=axes,
+                training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=fold))
+
         buffer = io.BytesIO()
         try:
-            _export(model, args, lambda m, a: torch.onnx.export(
-                m, a, buffer, opset_version=opset, input_names=tensors, output_names=["output"], dynamic_axes=axes,
-                training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=fold))
+            export_to(buffer)
+            return buffer.getvalue()
         except Exception as e:
-            raise RidgeError(_export_failure(model, args, e)) from e
-        return buffer.getvalue()
+            if "2GiB" not in str(e):
+                raise RidgeError(_export_failure(model, args, e)) from e
+        # Past protobuf's 2 GiB in memory (ViT-H/14, RegNet-Y 128GF): exported to a file instead, beside
+        # which torch writes the initializers' data; Ridge reads the graph and the shapes alone.
+        with tempfile.TemporaryDirectory(prefix="ridge_from_torch_") as directory:
+            path = os.path.join(directory, "model.onnx")
+            try:
+                export_to(path)
+            except Exception as e:
+                raise RidgeError(_export_failure(model, args, e)) from e
+            with open(path, "rb") as f:
+                return f.read()
 
     def parsed(onnx_bytes):
         return _ridge.parse_onnx(onnx_bytes, label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)

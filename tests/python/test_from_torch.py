@@ -276,3 +276,25 @@ def test_from_torch_sequence_first_modules_take_their_batch_axis():
     assert result.total("macs") == 2 * (4 * 10 * 64 * 64 + 2 * 10 * 64 * 128 + 2 * 10 * 10 * 64)
     with pytest.raises(ridge.RidgeError, match="the batch axis 3 is not an axis of an example input of shape \\[10, 1, 32\\]"):
         ridge.from_torch(lstm, torch.randn(10, 1, 32), batch_axis=3)
+
+
+def test_from_torch_past_protobufs_2gib_exports_to_a_file(monkeypatch):
+    # ViT-H/14 and RegNet-Y 128GF pass protobuf's 2 GiB, which torch.onnx.export cannot serialise into
+    # memory ("the output file must be a file path"): from_torch then exports to a temporary file, the
+    # data beside it. Here the in-memory export is made to fail the way torch's does for them.
+    export = torch.onnx.export
+    targets = []
+
+    def too_large_in_memory(model, args, f, *rest, **kwargs):
+        targets.append(f)
+        if not isinstance(f, str):
+            raise RuntimeError("The serialized model is larger than the 2GiB limit imposed by the protobuf library. "
+                               "Therefore the output file must be a file path")
+        return export(model, args, f, *rest, **kwargs)
+
+    monkeypatch.setattr(torch.onnx, "export", too_large_in_memory)
+    model = torchvision.models.resnet18(weights=None)
+    net = ridge.from_torch(model, torch.randn(1, 3, 224, 224))
+    assert isinstance(targets[-1], str) and targets[-1].endswith(".onnx")
+    assert net.parameters == torch_params(model)
+    assert ridge.simulate(net, "a100-sxm4-40gb", batch=1).total("params") == torch_params(model)
