@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ridge;
@@ -134,6 +135,12 @@ TEST_CASE("a strided slice of the network's tensor keeps every step-th element (
   const ir::Network net = import(sliced({0, 1}, {2, 2}));
   CHECK(output_shape(net) == ir::Shape{4, 4, 4});
   CHECK(total_parameters(net) == 0);
+  // Which elements: each axis split into [4, 2], the pick on the new axis of size 2 at the start's
+  // phase, 0 for the rows (per-sample axis 0, split: axis 1) and 1 for the columns (axis 1, split: 2).
+  std::vector<std::pair<std::int64_t, std::int64_t>> picks;   // (axis, start) of each slice layer
+  for (const auto& l : net.layers)
+    if (ir::spec(l.op).name == "slice") picks.emplace_back(l.attrs.i("axis"), l.attrs.i("start"));
+  CHECK(picks == std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 0}, {2, 1}});
   // x[:, 1::2, 2::2, :]: rows 1, 3, 5, 7 and columns 2, 4, 6 (three of the four).
   CHECK(output_shape(import(sliced({1, 2}, {2, 2}))) == ir::Shape{4, 3, 4});
   // A step that does not divide the axis (8 by 3) is refused.
