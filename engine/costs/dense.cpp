@@ -19,7 +19,8 @@
 //               tensors 5 times (P twice, dP, dS twice) and writing 2 (dP, dS); flash recomputes the scores: 2.5x the forward matmuls (Dao,
 //               FlashAttention-2, 2023) + the forward's pointwise again (6, 7 causal) + 4 per score for
 //               the softmax gradient, and no score traffic. "eager": Hugging Face's
-//               eager attention, one kernel per step (eager_attention() below).
+//               eager attention, one kernel per step (eager_attention() below). "sdpa": what PyTorch
+//               2.x's scaled_dot_product_attention runs (sdpa_kernel() below): "flash2" or "materialized".
 // moe           see moe() below: MACs for the router and the top_k active experts only
 // lstm, gru     G gates (4, 3), H hidden, T steps, D directions, per layer l with input I_l:
 //               MACs = B T D G H (I_l + H); cell pointwise per hidden unit per step: LSTM 34 (3 sigmoid
@@ -30,6 +31,7 @@
 #include "engine/costs/rows.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace ridge::engine::costs {
 namespace {
@@ -117,6 +119,18 @@ void eager_attention(const Ctx& c, OpCost& r, const AttentionDims& a) {
   r.saved_bytes = sc + p * (sc + a.scores);   // the probabilities; with dropout, the dropped ones and the mask
 }
 
+// kernel: "sdpa", torch.nn.functional.scaled_dot_product_attention as PyTorch 2.x dispatches it
+// (nn.MultiheadAttention calls it when need_weights=False: torchvision's ViT; Hugging Face's
+// attn_implementation="sdpa"). Its flash backend, FlashAttention-2, takes 16-bit inputs with head
+// widths up to 256 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: check_dtype, check_head_dim_size);
+// otherwise (fp32 and tf32 here) the choice falls to the memory-efficient kernel or the math path, of
+// which Ridge models the math path, which materializes the scores. The GPU's generation, which the
+// dispatch also checks (flash needs sm80 or later; before it the memory-efficient kernel, which does
+// not write the scores either), is not seen here: the costs are the device's to time.
+std::string_view sdpa_kernel(const Ctx& c, double d, double dv) {
+  return c.w == 2.0 && d <= 256.0 && dv <= 256.0 ? "flash2" : "materialized";
+}
+
 void attention(const Ctx& c, OpCost& r) {
   const double h = static_cast<double>(c.a().i("heads"));
   const double T = static_cast<double>(c.in_shapes.at(0).at(0));
@@ -132,13 +146,14 @@ void attention(const Ctx& c, OpCost& r) {
   const double pointwise = (c.a().b("causal") ? 7.0 : 6.0) * scores;
   const double io = (c.in(0) + c.in(1) + c.in(2) + c.out()) * c.w + cache;   // q, k, v (and cache) read; output written
   const double grads = (c.in(0) + c.in(1) + c.in(2)) * c.w;
-  if (c.a().s("kernel") == "flash" || c.a().s("kernel") == "flash2") {
+  const std::string_view kernel = c.a().s("kernel") == "sdpa" ? sdpa_kernel(c, d, dv) : std::string_view(c.a().s("kernel"));
+  if (kernel == "flash" || kernel == "flash2") {
     const double lse = c.batch * h * T;
     r.forward = pass(mm + pointwise, (c.in(0) + c.in(1) + c.in(2)) * c.w + cache, (c.out() + lse) * c.w, 1);
     r.backward = pass(2.5 * mm + (pointwise + 4.0 * scores), io + (c.out() + lse) * c.w, grads, 1);
     r.saved_bytes = lse * c.w;
-    r.flash = kernels::Attention{c.batch * h, T, S, past, d, dv, c.a().b("causal"), c.a().s("kernel") == "flash2"};
-  } else if (c.a().s("kernel") == "eager") {
+    r.flash = kernels::Attention{c.batch * h, T, S, past, d, dv, c.a().b("causal"), kernel == "flash2"};
+  } else if (kernel == "eager") {
     eager_attention(c, r, {h, T, S, d, dv, scores, mm, io, grads, cache});
   } else {
     // Q K^T and P V per (sample, head); backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q.

@@ -240,7 +240,7 @@ class Checker {
     if (key == "launch_overhead") return assign(runtime_.launch_overhead, entry, Dimension::Time);
     if (key == "step_overhead") return assign(runtime_.step_overhead, entry, Dimension::Time);
     if (key == "attention") {
-      if (auto kernel = choice(entry, {"flash", "flash2", "materialized", "eager"})) runtime_.attention = *kernel;
+      if (auto kernel = choice(entry, {"flash", "flash2", "materialized", "eager", "sdpa"})) runtime_.attention = *kernel;
       return;
     }
     if (key == "logits") {

@@ -42,7 +42,7 @@ struct Runtime {
   // Host work per forward pass (a serving engine's scheduling, sampling and detokenising per
   // iteration; a generation's per step), added to each.
   std::optional<Figure> step_overhead;
-  // Every attention layer's kernel ("flash", "flash2", "materialized", "eager"); absent: as the .net writes it.
+  // Every attention layer's kernel ("flash", "flash2", "materialized", "eager", "sdpa"); absent: as the .net writes it.
   std::optional<std::string> attention;
   // A prefill computes the output layer (the logits) for each sequence's last position only.
   bool last_position_logits = false;

@@ -257,3 +257,34 @@ TEST_CASE("FlashAttention-2 on Hopper runs the same steps at its own, lower rate
   CHECK_THAT(row.time_fwd.device_s, WithinRel(215e-6, 0.10));
   CHECK_THAT(row.time_bwd.device_s, WithinRel(792e-6, 0.10));
 }
+
+TEST_CASE("kernel: \"sdpa\" runs as FlashAttention-2 at 16 bits and heads up to 256 wide, else materialized") {
+  // PyTorch 2.x's scaled_dot_product_attention: its flash backend takes fp16 and bf16 with head widths
+  // up to 256 (sdp_utils.cpp); at fp32 and tf32 it falls to a kernel that Ridge models as the math path.
+  const auto net = [](const std::string& kernel, int heads) {
+    return ridge::lang::parse_network(R"(network a {
+  input x: [512, 3072]
+  q, k, v = x -> split(3, axis: 1)
+  return attention(q, k, v, heads: )" + std::to_string(heads) + R"(, kernel: ")" + kernel + R"(") as att
+}
+)", "a.net");
+  };
+  const ridge::ir::Device h100 = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const auto layer = [&](const std::string& kernel, ridge::ir::Precision p, int heads) {
+    return ridge::engine::simulate(net(kernel, heads), h100, {.batch = 8, .precision = p}).layers.back();
+  };
+  using ridge::ir::Precision;
+  const auto same = [](const ridge::engine::LayerRow& a, const ridge::engine::LayerRow& b) {
+    return a.fwd == b.fwd && a.bwd == b.bwd && a.saved_bytes == b.saved_bytes && a.time_fwd.device_s == b.time_fwd.device_s &&
+           a.time_bwd.device_s == b.time_bwd.device_s;
+  };
+  // 8 heads of 128: flash2 at bf16 and fp16, materialized at fp32 and tf32.
+  CHECK(same(layer("sdpa", Precision::BF16, 8), layer("flash2", Precision::BF16, 8)));
+  CHECK(same(layer("sdpa", Precision::FP16, 8), layer("flash2", Precision::FP16, 8)));
+  CHECK(same(layer("sdpa", Precision::FP32, 8), layer("materialized", Precision::FP32, 8)));
+  CHECK(same(layer("sdpa", Precision::TF32, 8), layer("materialized", Precision::TF32, 8)));
+  // 2 heads of 512: past flash's 256, materialized even at bf16.
+  CHECK(same(layer("sdpa", Precision::BF16, 2), layer("materialized", Precision::BF16, 2)));
+  // And the difference is real: flash writes no scores.
+  CHECK(layer("sdpa", Precision::BF16, 8).fwd.bytes() < layer("sdpa", Precision::FP32, 8).fwd.bytes() / 2);
+}

@@ -117,12 +117,12 @@ std::vector<OpSpec> dense_ops() {
        "a learned tensor, the same for every sample (a class token, position embeddings)"},
       {"attention",
        {tensor("q"), tensor("k"), tensor("v"), {"heads", K::Int}, {"kv_heads", K::Int, std::nullopt, "heads"},
-        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash", "flash2", "eager"}},
+        {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash", "flash2", "eager", "sdpa"}},
         {"past", K::Int, I(0)}, {"masked", K::Bool, B(false)}, {"dropout", K::Real, R(0.0)}},
        C::MatMul, attention, nullptr, false,
        "scaled dot-product attention over heads (grouped KV heads, causal mask); kernel: \"flash\" never writes the "
        "scores (the library's fused kernel), \"flash2\" likewise as FlashAttention-2 runs it, \"eager\" runs the scale, mask, softmax and dropout as kernels of their own (Hugging Face's eager "
-       "attention); masked: an additive padding mask; dropout: on the probabilities in training; past: tokens "
+       "attention), \"sdpa\" as PyTorch 2.x's scaled_dot_product_attention picks (flash2 at 16 bits, else materialized); masked: an additive padding mask; dropout: on the probabilities in training; past: tokens "
        "already in the KV cache, attended besides k and v"},
       {"moe", {tensor("x"), {"experts", K::Int}, {"top_k", K::Int}, {"hidden", K::Int}, {"gated", K::Bool, B(true)}},
        C::MatMul, moe, moe_weights, false,
