@@ -91,8 +91,10 @@ def test_from_torch_window_attention_models(name, params, gflops):
     assert abs(result.total("macs") / 1e9 - float(gflops)) <= half_unit(gflops) + 1e-9
     # The batch stays outside the windows: batch 4 is four samples' work.
     assert ridge.simulate(net, "a100-sxm4-40gb", batch=4).total("macs") == pytest.approx(4 * result.total("macs"), rel=1e-12)
-    if name == "swin_t":   # the zoo's hand-written swin_t.net counts the same multiply-adds
-        assert result.total("macs") == ridge.simulate("swin_t", "a100-sxm4-40gb", batch=1).total("macs")
+    if name == "swin_t":   # the zoo's hand-written swin_t.net counts the same multiply-adds and FLOPs
+        zoo = ridge.simulate("swin_t", "a100-sxm4-40gb", batch=1)
+        assert result.total("macs") == zoo.total("macs")
+        assert result.total("flops_fwd") == zoo.total("flops_fwd")
 
 
 def test_from_torch_transformer_encoder_off_the_fast_path():
