@@ -243,7 +243,11 @@ void concat(Importer& im, const onnx::NodeProto& n) {
   }
   const std::size_t rank = im.full_shape(im.input(n, 0)).size();
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), std::max<std::size_t>(rank, 1));
-  if (folded && rank >= 1 && n.input_size() > 0) {
+  // A piece of a learned tensor (an LSTM's gates reordered by Slice and Concat) stays learned (below),
+  // whether or not its values are in the file.
+  bool any_learned = false;
+  for (int i = 0; i < n.input_size(); ++i) any_learned = any_learned || (!im.input(n, i).weight.empty() && !im.input(n, i).integral);
+  if (folded && rank >= 1 && n.input_size() > 0 && (rank == 1 || !any_learned)) {
     // Shape arithmetic, and constant tensors computed from shapes alone (Swin's shifted-window mask
     // builds its indices so): each input's block of `inner` elements along the axis, in turn for every
     // index of the axes before it.
@@ -584,8 +588,10 @@ void slice(Importer& im, const onnx::NodeProto& n) {
         out.push_back((*x.data)[static_cast<std::size_t>(src)]);
       }
       v.data = std::move(out);
-    } else if (!x.weight.empty()) {
-      // A slice of a learned tensor whose values are not here: recorded, made a layer when read.
+    }
+    if (!x.weight.empty() && !x.integral && !(x.data && x.dims.size() <= 1)) {
+      // A slice of a learned tensor (`wpe.weight[:T]`), whether or not its values are here: recorded,
+      // made a layer of the whole tensor and its slice when read, so the whole tensor is counted.
       v.weight = x.weight;
       if (v.slices.empty()) v.base_dims = full;
       for (std::size_t k = 0; k < s.axes.size(); ++k) {

@@ -241,3 +241,41 @@ TEST_CASE("torchvision's SwinTransformer, built small, imports with torch's para
   CHECK(count_of(net, "gather") == 4);
   CHECK(output_shape(net) == ir::Shape{10});
 }
+
+TEST_CASE("a Concat of pieces of a learned tensor whose values the file holds stays learned") {
+  // An unfolded export reorders an LSTM's gates with Slice and Concat of its initializers, their values
+  // in the file (not stripped): the result is the same learned tensor, not a constant. Here w [4, 3]
+  // (values given) has its two row halves swapped and is then x [B, 4]'s weight: a linear of 12.
+  auto m = model({4});
+  auto* w = initializer(m, "w", {4, 3});
+  for (int i = 0; i < 12; ++i) w->add_float_data(static_cast<float>(i));
+  int64_initializer(m, "zero", {0});
+  int64_initializer(m, "two", {2});
+  int64_initializer(m, "four", {4});
+  int64_initializer(m, "rows", {0});
+  node(m, "Slice", {"w", "zero", "two", "rows"}, {"top"}, "top");
+  node(m, "Slice", {"w", "two", "four", "rows"}, {"bottom"}, "bottom");
+  int_attribute(node(m, "Concat", {"bottom", "top"}, {"swapped"}, "swap"), "axis", 0);
+  node(m, "MatMul", {"x", "swapped"}, {"y"}, "proj");
+  const ir::Network net = import(m);
+  CHECK(output_shape(net) == ir::Shape{3});
+  CHECK(total_parameters(net) == 12);
+  CHECK(count_of(net, "linear") == 1);
+}
+
+TEST_CASE("a slice of a learned table whose values the file holds counts the whole table") {
+  // GPT-2's `wpe.weight[:T]` (here a [1, 16, 8] position table cut to 5 rows) in an export that keeps
+  // the values: torch counts the table's 128 parameters whatever T is, and so does the import (as it
+  // did for a stripped file, whose slices were already recorded).
+  auto m = model({5, 8});
+  auto* pos = initializer(m, "pos", {1, 16, 8});
+  for (int i = 0; i < 128; ++i) pos->add_float_data(static_cast<float>(i));
+  int64_initializer(m, "zero", {0});
+  int64_initializer(m, "five", {5});
+  int64_initializer(m, "positions", {1});
+  node(m, "Slice", {"pos", "zero", "five", "positions"}, {"p"}, "first_five");
+  node(m, "Add", {"x", "p"}, {"y"}, "add_positions");
+  const ir::Network net = import(m);
+  CHECK(output_shape(net) == ir::Shape{5, 8});
+  CHECK(total_parameters(net) == 128);
+}
