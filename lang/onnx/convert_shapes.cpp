@@ -141,7 +141,7 @@ void gather(Importer& im, const onnx::NodeProto& n) {
   const std::int64_t axis = normalise_axis(im, n, attr_int(n, "axis", 0), rank);
   // Known numbers are folded; a learned tensor's rows picked by fixed indices (Swin's and MaxViT's
   // relative-position bias tables) stay a learned tensor and a gather, so its parameters are counted.
-  if (!data.is_layer() && data.data && (data.weight.empty() || data.integral) && !indices.is_layer() && indices.data)
+  if (!data.is_layer() && data.data && !data.learned() && !indices.is_layer() && indices.data)
     return fold_gather(im, n, data, indices, axis);
   if (!data.is_layer() && !data.weight.empty() && indices.batched()) {
     // An embedding: rows of a learned table picked by per-sample ids.
@@ -246,7 +246,7 @@ void concat(Importer& im, const onnx::NodeProto& n) {
   // A piece of a learned tensor (an LSTM's gates reordered by Slice and Concat) stays learned (below),
   // whether or not its values are in the file.
   bool any_learned = false;
-  for (int i = 0; i < n.input_size(); ++i) any_learned = any_learned || (!im.input(n, i).weight.empty() && !im.input(n, i).integral);
+  for (int i = 0; i < n.input_size(); ++i) any_learned = any_learned || im.input(n, i).learned();
   if (folded && rank >= 1 && n.input_size() > 0 && (rank == 1 || !any_learned)) {
     // Shape arithmetic, and constant tensors computed from shapes alone (Swin's shifted-window mask
     // builds its indices so): each input's block of `inner` elements along the axis, in turn for every
@@ -405,7 +405,6 @@ void reshape(Importer& im, const onnx::NodeProto& n) {
   if (std::find(per_sample.begin(), per_sample.end(), -1) == per_sample.end() && out_elements > 0 &&
       in_elements > out_elements && in_elements % out_elements == 0) {
     const std::int64_t fold = in_elements / out_elements;
-    out[static_cast<std::size_t>(batch_axis)] = -1;
     return im.set_output(n, 0, reshaped(im, n, x, out, batch_axis, {}, fold));
   }
   if (per_sample == im.ir_shape(x)) return im.set_output(n, 0, Value::of_layer(x.layer, batch_axis));
@@ -538,9 +537,6 @@ Value strided_slice(Importer& im, const onnx::NodeProto& n, const Value& y, std:
   split.insert(split.end(), {dim / r.step, r.step});
   split.insert(split.end(), shape.begin() + axis + 1, shape.end());
   Value v = im.emit("reshape", {y}, {{"shape", split}}, n, y.batch_axis, ".split");
-  ir::Shape kept = split;
-  kept[at] = r.count;
-  kept[at + 1] = 1;
   if (r.first / r.step != 0 || r.count != dim / r.step)
     v = im.emit("slice", {v}, {{"start", r.first / r.step}, {"size", r.count}, {"axis", axis}}, n, y.batch_axis, ".rows");
   v = im.emit("slice", {v}, {{"start", r.first % r.step}, {"size", std::int64_t{1}}, {"axis", axis + 1}}, n, y.batch_axis);
@@ -589,7 +585,7 @@ void slice(Importer& im, const onnx::NodeProto& n) {
       }
       v.data = std::move(out);
     }
-    if (!x.weight.empty() && !x.integral && !(x.data && x.dims.size() <= 1)) {
+    if (x.learned() && !(x.data && x.dims.size() <= 1)) {
       // A slice of a learned tensor (`wpe.weight[:T]`), whether or not its values are here: recorded,
       // made a layer of the whole tensor and its slice when read, so the whole tensor is counted.
       v.weight = x.weight;

@@ -60,6 +60,8 @@ struct Value {
 
   bool is_layer() const { return kind == Kind::Layer; }
   bool batched() const { return is_layer() && batch_axis >= 0; }
+  // A learned tensor: an initializer (or a part of one) that is not integers (shape arithmetic).
+  bool learned() const { return !weight.empty() && !integral; }
   static Value of_layer(ir::LayerId id, int batch_axis, bool folded = false) {
     Value v;
     v.kind = Kind::Layer;

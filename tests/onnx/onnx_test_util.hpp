@@ -90,14 +90,20 @@ inline onnx::TensorProto* initializer(onnx::ModelProto& m, const std::string& na
   return t;
 }
 
-// A 1-D int64 initializer holding these values (axes, shapes, starts).
-inline onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> values) {
+// An int64 initializer of these dims holding these values, row-major (indices, scalars: dims {}).
+inline onnx::TensorProto* int64_tensor(onnx::ModelProto& m, const std::string& name, const std::vector<std::int64_t>& dims,
+                                       const std::vector<std::int64_t>& values) {
   auto* t = m.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto d : dims) t->add_dims(d);
   for (const auto v : values) t->add_int64_data(v);
   return t;
+}
+
+// A 1-D int64 initializer holding these values (axes, shapes, starts).
+inline onnx::TensorProto* int64_initializer(onnx::ModelProto& m, const std::string& name, std::vector<std::int64_t> values) {
+  return int64_tensor(m, name, {static_cast<std::int64_t>(values.size())}, values);
 }
 
 inline void int_attribute(onnx::NodeProto* n, const std::string& name, std::int64_t value) {

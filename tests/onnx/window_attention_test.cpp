@@ -25,6 +25,7 @@ using onnx_test::error_of;
 using onnx_test::import;
 using onnx_test::initializer;
 using onnx_test::int64_initializer;
+using onnx_test::int64_tensor;
 using onnx_test::ints_attribute;
 using onnx_test::int_attribute;
 using onnx_test::model;
@@ -35,15 +36,6 @@ using onnx_test::total_parameters;
 namespace {
 
 using Ints = std::vector<std::int64_t>;
-
-// An int64 initializer of any shape, row-major.
-void int64_tensor(onnx::ModelProto& m, const std::string& name, const Ints& dims, const Ints& values) {
-  auto* t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (const auto d : dims) t->add_dims(d);
-  for (const auto v : values) t->add_int64_data(v);
-}
 
 // The per-sample shape of the layer named `name`.
 ir::Shape shape_of(const ir::Network& net, const std::string& name) {
