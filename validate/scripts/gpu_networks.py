@@ -92,9 +92,22 @@ CASES = {
         (torchvision_model("vgg16"), 64, None), (torchvision_model("vit_b_16"), 64, None),
         (bert_large, 8, 512),
     ],
+    # Ten torchvision networks no GPU here has run (issue #32's held-out check of everything modelled
+    # since the blind set: the bias add, narrow convolutions, SDPA, pooling, depthwise backward),
+    # predicted before they ran (validate/measured/h100-sxm5-2026-11-27-pm/network_predictions.csv).
+    "blind2": [
+        (torchvision_model("convnext_tiny"), 64, None), (torchvision_model("swin_t"), 64, None),
+        (torchvision_model("densenet121"), 64, None), (torchvision_model("regnet_y_400mf"), 128, None),
+        (torchvision_model("resnext50_32x4d"), 64, None), (torchvision_model("efficientnet_v2_s"), 32, None),
+        (torchvision_model("mobilenet_v3_large"), 128, None), (torchvision_model("vit_l_16"), 32, None),
+        (torchvision_model("resnet18"), 256, None), (torchvision_model("wide_resnet50_2"), 64, None),
+    ],
 }
+# Image sizes other than 224: each network at the size its zoo file (and torchvision's weights) use.
+RESOLUTION = {"efficientnet_v2_s": 384}
 # Their recipes' optimizers: SGD with momentum for the CNNs, AdamW for the transformers and ViT.
-SGD_NETWORKS = {"resnet50", "efficientnet_b0", "mobilenet_v2", "vgg16"}
+SGD_NETWORKS = {"resnet50", "efficientnet_b0", "mobilenet_v2", "vgg16", "densenet121", "regnet_y_400mf",
+                "resnext50_32x4d", "efficientnet_v2_s", "mobilenet_v3_large", "resnet18", "wide_resnet50_2"}
 
 
 def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
@@ -112,7 +125,8 @@ def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
 
 def make_inputs(zoo, model, batch, seq, dtype, layout):
     if seq is None:
-        x = torch.randn(batch, 3, 224, 224, device=DEVICE, dtype=dtype)
+        size = RESOLUTION.get(zoo, 224)
+        x = torch.randn(batch, 3, size, size, device=DEVICE, dtype=dtype)
         return (x if layout == "nchw" else x.to(memory_format=torch.channels_last),), {}
     vocab = model.config.vocab_size
     ids = torch.randint(0, vocab, (batch, seq), device=DEVICE)
@@ -243,6 +257,34 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nh
         torch.cuda.empty_cache()
 
 
+def case_rows(cases):
+    """Every row a case set times, in the order main() times them: (network, mode, dtype, batch, seq, command)."""
+    for dtype_name in ("bf16", "tf32"):
+        for mode in ("inference", "train"):
+            for builder, batch, seq, *layout in cases:
+                zoo = builder.__name__
+                zoo = "llama" if zoo == "llama_2b" else zoo
+                lay = layout[0] if layout else "nhwc"
+                network = (zoo if zoo != "llama" else "llama_2b") + ("_nchw" if lay == "nchw" else "")
+                yield network, mode, dtype_name, batch, seq, ridge_command(zoo, dtype_name, batch, seq, mode, lay)
+
+
+def predict(cases, hw, simulate, out):
+    """Ridge's time for every row, before the GPU runs them (no GPU needed): the blind predictions."""
+    import shlex
+    import subprocess
+    with open(out, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["network", "mode", "dtype", "batch", "seq_len", "kernel_model_ms", "flat_model_ms", "ridge_command"])
+        for network, mode, dtype_name, batch, seq, command in case_rows(cases):
+            times = []
+            for model in ("micro", "flat"):
+                cmd = [simulate] + shlex.split(command.replace("hw/<gpu>.hw", hw))[1:] + ["--format", "json", "--kernel-model", model]
+                run = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["runs"][0]
+                times.append((run["time_train_step_s"] if mode == "train" else run["time_fwd_s"]) * 1e3)
+            writer.writerow([network, mode, dtype_name, batch, seq or "", f"{times[0]:.3f}", f"{times[1]:.3f}", command])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -252,7 +294,11 @@ def main():
                     help="base: the H100's and H200's cases; blind: the weak rows' (above)")
     ap.add_argument("--max-batch", type=int, default=0, help="cap every case's batch (a smoke test on a CPU)")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
+    ap.add_argument("--predict", metavar="HW", help="write Ridge's prediction of every row on HW to --out instead (no GPU)")
+    ap.add_argument("--simulate", default="build/simulate", help="with --predict: the simulate program")
     args = ap.parse_args()
+    if args.predict:
+        return predict(CASES[args.cases], args.predict, args.simulate, args.out)
     global DEVICE
     DEVICE = args.device
     if DEVICE == "cuda" and not torch.cuda.is_available():

@@ -21,7 +21,8 @@
 # (RIDGE_GPU_KERNELS_S, _NETWORKS_S, _CALIBRATE_S), so the whole run ends inside RIDGE_GPU_BUDGET_S
 # (default 540) seconds. RIDGE_GPU_STAGES picks stages (default "kernels networks dispatch calibrate"),
 # RIDGE_GPU_DTYPES calibrate's precisions (default "bf16 tf32"), RIDGE_GPU_NETWORKS_ARGS gpu_networks.py's
-# further arguments (`--cases blind`: the weak rows' networks instead of the base set).
+# further arguments (`--cases blind`: the weak rows' networks instead of the base set), RIDGE_GPU_KERNELS_ARGS
+# gpu_kernels.py's (`--groups attention_fp32,conv_backward`: only those groups).
 set -u
 OUT=${OUT:?set OUT to the folder the results go to}
 DEPS=${1:-.gpu}
@@ -87,7 +88,7 @@ append_run() {
 measure() {   # measure N: run N of the kernels and the networks
   local r=$1
   if [[ $STAGES == *" kernels "* ]]; then
-    stage "gpu_kernels.py, run $r" "$KERNELS_S" $PY validate/scripts/gpu_kernels.py --out /tmp/kernels-$r.csv
+    stage "gpu_kernels.py, run $r" "$KERNELS_S" $PY validate/scripts/gpu_kernels.py --out /tmp/kernels-$r.csv $KERNELS_ARGS
     append_run "$r" /tmp/kernels-$r.csv "$OUT/kernels.csv"
   fi
   if [[ $STAGES == *" networks "* ]]; then
@@ -100,6 +101,7 @@ RUNS=${RIDGE_GPU_RUNS:-3}
 KERNELS_S=${RIDGE_GPU_KERNELS_S:-170}
 NETWORKS_S=${RIDGE_GPU_NETWORKS_S:-110}
 NETWORKS_ARGS=${RIDGE_GPU_NETWORKS_ARGS:-}
+KERNELS_ARGS=${RIDGE_GPU_KERNELS_ARGS:-}
 CALIBRATE_S=${RIDGE_GPU_CALIBRATE_S:-120}
 
 # Run 1 first, while the build has the CPUs: every stage has something to show if the time runs out.
