@@ -388,7 +388,7 @@ def main():
     ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
     args = ap.parse_args()
     folder = pathlib.Path(args.folder)
-    hw = pathlib.Path(args.hw) if args.hw else REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d$", "", folder.name) + ".hw")
+    hw = pathlib.Path(args.hw) if args.hw else REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d(-[a-z]+)?$", "", folder.name) + ".hw")
     try:
         if args.fit:
             fit_attention(args, folder, hw)
