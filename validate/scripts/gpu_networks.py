@@ -166,8 +166,9 @@ class Mark:
         return (later.t - self.t) * 1e3
 
 
-def profile_step(step):
-    """Runs step() once under the profiler; returns (kernels, summed kernel ms, busy ms)."""
+def profile_step(step, by_name=None):
+    """Runs step() once under the profiler; returns (kernels, summed kernel ms, busy ms). With by_name (a
+    dict), adds each kernel's name -> [launches, summed us] to it: where a network's time goes."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         step()
@@ -177,8 +178,14 @@ def profile_step(step):
         prof.export_chrome_trace(path)
         with open(path) as f:
             trace = json.load(f)
-    spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in trace.get("traceEvents", [])
-                   if e.get("cat") == "kernel" and "dur" in e)
+    events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace   # PyTorch 1.x writes a bare list
+    kernels = [e for e in events if e.get("cat") == "kernel" and "dur" in e]
+    if by_name is not None:
+        for e in kernels:
+            entry = by_name.setdefault(e.get("name", "?"), [0, 0.0])
+            entry[0] += 1
+            entry[1] += e["dur"]
+    spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in kernels)
     busy, end = 0.0, -1e30
     for s, e in spans:
         if s > end:
@@ -190,7 +197,7 @@ def profile_step(step):
     return len(spans), sum(e - s for s, e in spans) / 1e3, busy / 1e3
 
 
-def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nhwc"):
+def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nhwc", breakdown=None):
     dtype = torch.bfloat16 if dtype_name == "bf16" else torch.float32
     torch.set_float32_matmul_precision("high")
     torch.backends.cudnn.allow_tf32 = True
@@ -238,7 +245,8 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nh
         if parts:
             fb.append(start.ms_to(parts[0]))
             op.append(parts[0].ms_to(end))
-    kernels, kernel_sum, busy = profile_step(step) if DEVICE == "cuda" else (0, 0.0, 0.0)
+    by_name = {} if breakdown is not None else None
+    kernels, kernel_sum, busy = profile_step(step, by_name) if DEVICE == "cuda" else (0, 0.0, 0.0)
     times.sort()
     med = lambda xs: sorted(xs)[len(xs) // 2] if xs else ""
     q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
@@ -250,6 +258,9 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nh
                kernels=kernels, kernel_sum_ms=f"{kernel_sum:.3f}", busy_ms=f"{busy:.3f}", params=params,
                ridge_command=ridge_command(zoo, dtype_name, batch, seq, mode, layout))
     writer.writerow(row)
+    for name, (launches, us) in sorted((by_name or {}).items(), key=lambda kv: -kv[1][1]):
+        breakdown.writerow(dict(network=network, mode=mode, dtype=dtype_name, batch=batch, seq_len=seq or "",
+                                kernel=name, launches=launches, total_us=f"{us:.1f}"))
     print(f"{row['network']} {mode} {dtype_name} b={batch} s={seq}: {row['median_ms']} ms "
           f"(p10 {row['p10_ms']}, p90 {row['p90_ms']}), busy {row['busy_ms']} ms, {kernels} kernels", flush=True)
     del model, args, kwargs
@@ -294,6 +305,8 @@ def main():
                     help="base: the H100's and H200's cases; blind: the weak rows' (above)")
     ap.add_argument("--max-batch", type=int, default=0, help="cap every case's batch (a smoke test on a CPU)")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
+    ap.add_argument("--only", nargs="*", default=[], help="only these networks of the case set")
+    ap.add_argument("--breakdown", metavar="CSV", help="also write every profiled step's kernels by name (launches, summed us)")
     ap.add_argument("--predict", metavar="HW", help="write Ridge's prediction of every row on HW to --out instead (no GPU)")
     ap.add_argument("--simulate", default="build/simulate", help="with --predict: the simulate program")
     args = ap.parse_args()
@@ -307,6 +320,14 @@ def main():
     cases = [(resnet50, 2, None), (bert_base, 2, 32)] if args.quick else CASES[args.cases]
     if args.max_batch:
         cases = [(c[0], min(c[1], args.max_batch), min(c[2], 32) if c[2] else None, *c[3:]) for c in cases]
+    if args.only:
+        cases = [c for c in cases if c[0].__name__ in args.only]
+    breakdown = None
+    if args.breakdown:
+        breakdown_file = open(args.breakdown, "w", newline="")
+        breakdown = csv.DictWriter(breakdown_file, fieldnames=["network", "mode", "dtype", "batch", "seq_len", "kernel",
+                                                                "launches", "total_us"])
+        breakdown.writeheader()
     start = time.time()
     with open(args.out, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
@@ -315,11 +336,13 @@ def main():
             for mode in ("inference", "train"):
                 for builder, batch, seq, *layout in cases:
                     try:
-                        time_case(builder, batch, seq, dtype_name, mode, args.repeats, writer, *layout)
+                        time_case(builder, batch, seq, dtype_name, mode, args.repeats, writer, *layout, breakdown=breakdown)
                     except Exception as e:   # one case's failure (memory, a missing package) keeps the others
                         print(f"{builder.__name__} {mode} {dtype_name} b={batch}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
                               file=sys.stderr, flush=True)
                     f.flush()
+                    if breakdown is not None:
+                        breakdown_file.flush()
     print(f"gpu_networks.py: done in {time.time() - start:.1f} s", flush=True)
 
 
