@@ -105,6 +105,9 @@ struct OpCost {
   // The argmax indices a max pool's inference forward writes on a GPU, where PyTorch always computes
   // them (costs/conv.cpp); the training forward writes them anywhere. Added by simulate() likewise.
   PassCost indices_forward;
+  // The copies eager PyTorch makes before the layer where a view cannot express its input's memory
+  // (engine/layout.hpp): the value forward, its gradient backward. Added by simulate() likewise.
+  PassCost copy_forward, copy_backward;
   friend bool operator==(const OpCost&, const OpCost&) = default;
 };
 

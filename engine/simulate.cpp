@@ -1,6 +1,7 @@
 #include "engine/simulate.hpp"
 
 #include "engine/host_allocator.hpp"
+#include "engine/layout.hpp"
 #include "engine/runtime.hpp"
 #include "engine/sparsity.hpp"
 #include "lang/ir/ops.hpp"
@@ -327,6 +328,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   double selective_dropped = 0.0;
   w.fusion = fusion::plan(net, opt.runtime.get());
   const double element_bytes = static_cast<double>(opt.batch) * width;
+  const std::vector<layout::Copies> copies = layout::eager_copies(net, opt.memory_format == MemoryFormat::ChannelsLast);
 
   // Filled layer by layer: a layer's needs depend on earlier ones' outputs. One GradNeeds reused.
   std::vector<bool> needs_grad;
@@ -359,6 +361,11 @@ Workload workload(const ir::Network& net, const Options& opt) {
       }
     }
     if (opt.sparsity) sparsity::apply_two_four(c, weight_width);
+    if (const layout::Copies& copy = copies[id]; copy.kernels > 0) {
+      const double bytes = copy.elements * element_bytes;
+      c.copy_forward = PassCost{0.0, bytes, bytes, copy.kernels};
+      if (grad.output) c.copy_backward = c.copy_forward;
+    }
     for (PassGemms* pass : {&c.gemm_forward, &c.gemm_backward})
       for (int i = 0; i < pass->count; ++i) {
         const kernels::Gemm& g = pass->gemms[static_cast<std::size_t>(i)];
@@ -536,8 +543,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // on channels-first tensors, where convolutions run on tensor cores at this precision, each such
   // convolution's layout conversions (OpCost::nchw_forward); and, unless the runtime fuses, the
   // convolution bias PyTorch adds after cuDNN's call (OpCost::bias_forward) and the indices its max
-  // pool writes in inference too (OpCost::indices_forward). `effective` is a layer's costs as this
-  // device runs them.
+  // pool writes in inference too (OpCost::indices_forward), and the copies PyTorch's view rules make
+  // (OpCost::copy_forward). `effective` is a layer's costs as this device runs them.
   const bool gpu = device.kind == ir::DeviceKind::GPU;
   const bool converts = opt.memory_format == MemoryFormat::ChannelsFirst && gpu && r.device.matmul_peak_used.matrix;
   const bool eager_gpu = gpu && !(opt.runtime && !opt.runtime->fusions.empty());
@@ -550,7 +557,12 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   struct Extras {
     PassCost forward, backward;
     PassCost inference;   // the inference forward's alone
-    bool any() const { return forward.bytes() + backward.bytes() + inference.bytes() > 0 || forward.kernels + backward.kernels > 0; }
+    // The gradient's copies: a backward of their own even where the layer (a view) has none.
+    PassCost copies_backward;
+    bool any() const {
+      return forward.bytes() + backward.bytes() + inference.bytes() + copies_backward.bytes() > 0 ||
+             forward.kernels + backward.kernels + copies_backward.kernels > 0;
+    }
   };
   // with_conversions false: the bias alone (the NCHW note times the conversions by the difference).
   const auto extras_of = [&](const OpCost& c, bool with_conversions) {
@@ -560,8 +572,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       e.backward = plus(e.backward, c.nchw_backward);
     }
     if (eager_gpu) {
-      e.forward = plus(e.forward, c.bias_forward);
+      e.forward = plus(plus(e.forward, c.bias_forward), c.copy_forward);
       e.backward = plus(e.backward, c.bias_backward);
+      e.copies_backward = c.copy_backward;
       e.inference = c.indices_forward;
     }
     return e;
@@ -570,6 +583,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     c.forward = plus(plus(c.forward, e.forward), e.inference);
     c.forward_train = plus(c.forward_train, e.forward);
     if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
+    c.backward = plus(c.backward, e.copies_backward);
     return c;
   };
   // On a GPU a convolution with under 16 bytes of input channels runs on the CUDA cores unless the
@@ -640,6 +654,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
         t.bytes_bwd += size * e.backward.bytes();
         t.kernels_bwd += static_cast<int>(size) * e.backward.kernels;
       }
+      t.bytes_bwd += size * e.copies_backward.bytes();
+      t.kernels_bwd += static_cast<int>(size) * e.copies_backward.kernels;
       if (full && converts && stored.matrix_unit && stored.nchw_forward.kernels > 0) {   // a sweep's totals carry no notes
         const LayerTimes plain = timer.time(with_extras(stored, extras_of(stored, false)), peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
         conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);

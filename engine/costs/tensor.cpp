@@ -7,13 +7,18 @@
 //   concat        copy every input                          views of the output gradient: free
 //   gather        copy `count` rows (+ the int64 index,     index_add into a zero-filled input (1 add/element;
 //                 count x 8 B, one for every sample)        reads the index too; 2 kernels)
-//   channel_shuffle, pad, roll                              a copy each way
+//   channel_shuffle, pad                                    a copy each way
+//   roll          a copy per rolled axis, each way (torch.roll rolls one axis at a time: roll_common,
+//                 aten/src/ATen/native/TensorTransformations.cpp; Swin-T's two-axis rolls ran two
+//                 roll_cuda_kernel launches each on the H100)
 //   mean, sum     1 add per input element (+1 div per output for mean)   broadcast the gradient back (mean: 1 mul/element)
 //   amax          1 comparison per input element            g * (x == max): 2 per input element
 //   softmax       5 per element: max, sub, exp, sum, div    4: g*y, sum, sub, mul
 //   log_softmax   5 per element: max, sub, exp, sum, log+sub  4: exp(y), sum g, mul, sub
 //   dropout       train: 1 (x * mask * scale), 1-byte mask  1
 #include "engine/costs/rows.hpp"
+
+#include <algorithm>
 
 namespace ridge::engine::costs {
 namespace {
@@ -57,6 +62,13 @@ void softmax(const Ctx& c, OpCost& r) {
   r.backward = pass(4.0 * c.in(), 2.0 * c.out() * c.w, c.in() * c.w);   // grad_out, saved output
 }
 
+void roll(const Ctx& c, OpCost& r) {
+  const int axes = std::max(1, static_cast<int>(c.a().ints("axes").size()));   // none: the flattened tensor, once
+  const double k = axes;
+  r.forward = pass(0, k * c.in() * c.w, k * c.out() * c.w, axes);
+  r.backward = pass(0, k * c.out() * c.w, k * c.in() * c.w, axes);
+}
+
 void dropout(const Ctx& c, OpCost& r) {
   // Eval: identity (a view). Train: mask (1 byte per element, torch's bool mask) saved for backward.
   r.forward_train = pass(c.out(), c.in() * c.w, c.out() * c.w + c.out());
@@ -71,7 +83,7 @@ std::vector<CostRow> tensor_costs() {
       {"flatten", view, kSavesNothing},         {"reshape", view, kSavesNothing},        {"transpose", view, kSavesNothing},
       {"permute", view, kSavesNothing},         {"expand", expand, kSavesNothing},       {"concat", concat, kSavesNothing},
       {"slice", slice, kSavesNothing},          {"gather", gather, kSavesNothing},       {"channel_shuffle", copy_both_ways, kSavesNothing},
-      {"pad", copy_both_ways, kSavesNothing},   {"roll", copy_both_ways, kSavesNothing}, {"mean", mean, kSavesNothing},
+      {"pad", copy_both_ways, kSavesNothing},   {"roll", roll, kSavesNothing}, {"mean", mean, kSavesNothing},
       {"sum", sum, kSavesNothing},              {"amax", amax, Saves{1u, true}},           {"softmax", softmax, kSavesOutput},
       {"log_softmax", softmax, kSavesOutput},  {"dropout", dropout, kSavesNothing},
   };

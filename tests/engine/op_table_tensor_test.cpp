@@ -187,8 +187,9 @@ const Row kTensorRows[] = {
     // permute1 [8,4,4] -> [4,4,8] and transpose1 (axes 1, 2) -> [4,8,4]: views, nothing either way.
     {"permute1", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},
     {"transpose1", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},
-    // roll1 on [4,8,4] (128 per sample, 256 per batch, 1024 B): a copy each way.
-    {"roll1", {0, 1024, 1024}, {0, 1024, 1024}, {0, 1024, 1024}, 1},
+    // roll1 on [4,8,4] (128 per sample, 256 per batch, 1024 B) over two axes: torch.roll rolls one
+    // axis at a time, a copy per axis each way.
+    {"roll1", {0, 2048, 2048}, {0, 2048, 2048}, {0, 2048, 2048}, 2},
     // mean1 over axis 2, kept: [4,8,4] -> [4,8,1] (32, 64, 256 B). 1 add per input element + 1 div per
     // output: 256 + 64 = 320; reads 1024 B, writes 256 B. Backward broadcasts g back, 1 mul per input
     // element: 256; reads g (256 B), writes 1024 B.

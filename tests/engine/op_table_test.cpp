@@ -75,7 +75,10 @@ const Row kRows[] = {
     {"hardsigmoid1", unary_fwd(4), unary_fwd(4), unary_bwd(3), 1},
     {"hardswish1", unary_fwd(5), unary_fwd(5), unary_bwd(6), 1},
     // softmax: 5 / element forward; backward 4 / element, reading g and the saved output (8192 B).
-    {"softmax1", unary_fwd(5), unary_fwd(5), unary_bwd(4), 1},
+    // Its input is the conv's channels-last output (the elementwise ops keep that layout), and PyTorch's
+    // softmax makes its input contiguous first: one copy more each way, 4096 B read and written
+    // (engine/layout.hpp).
+    {"softmax1", {5 * 1024, 8192, 8192}, {5 * 1024, 8192, 8192}, {4 * 1024, 12288, 8192}, 2},
     // batchnorm1 on [8,8,8]: C = 8, 16 parameters. Eval: 2 x 1024 FLOPs, reads x and 4C = 32 values
     // (running mean, var, gamma, beta): (1024 + 32) x 4 = 4224 B; writes 4096 B.
     // Train: 7 x 1024; reads x twice (statistics, normalise) + 4C: (2048 + 32) x 4 = 8320 B; writes y and
