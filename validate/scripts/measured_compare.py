@@ -89,15 +89,22 @@ def kernel_case_command(simulate, hw, row, model):
         elements, width = int(row["m"]), 4096
         base[1] = str(NETS / "streaming.net")
         return base + ["--batch", "1", "--set", f"rows={elements // width}", "--set", f"cols={width}"], STREAM_LAYER[op], False
-    if group == "conv":
+    if group in ("conv", "conv_backward"):
         name, groups = row["extra"].split(";")[0], int(row["extra"].split(";")[1].split("=")[1])
         b, out_ch, kk = int(row["batch"]), int(row["n"]), int(row["k"])
         out_pixels = int(row["m"]) // b
         # (kernel, stride, size, ch_in) back from the row: the conv's own name fixes kernel and stride.
         shape = CONVS[name]
         base[1] = str(NETS / "conv.net")
-        return base + ["--batch", str(b), "--set", f"ch_in={shape[0]}", "--set", f"ch_out={out_ch}", "--set", f"size={shape[2]}",
-                       "--set", f"kernel={shape[1]}", "--set", f"stride={shape[3]}", "--set", f"groups={groups}"], "conv", False
+        cmd = base + ["--batch", str(b), "--set", f"ch_in={shape[0]}", "--set", f"ch_out={out_ch}", "--set", f"size={shape[2]}",
+                      "--set", f"kernel={shape[1]}", "--set", f"stride={shape[3]}", "--set", f"groups={groups}"]
+        if group == "conv":
+            return cmd, "conv", False
+        # The backward's gradients apart: the weight gradient is the backward of a convolution whose input
+        # needs none; the input gradient, what the backward adds where the input needs one.
+        if op == "conv2d_grad_weight":
+            return cmd + ["--pass", "train"], "conv", True
+        return cmd + ["--pass", "train", "--set", "input_grad=1"], "conv", True, cmd + ["--pass", "train"]
     return None
 
 
@@ -106,7 +113,7 @@ CONVS = {
     "resnet50.conv1": (3, 7, 224, 2), "resnet50.layer1.conv2": (64, 3, 56, 1), "resnet50.layer1.conv3": (64, 1, 56, 1),
     "resnet50.layer3.conv2": (256, 3, 14, 1), "resnet50.layer4.conv2": (512, 3, 7, 1),
     "efficientnet_b0.dw3x3": (96, 3, 112, 2), "efficientnet_b0.dw5x5": (240, 5, 28, 1),
-    "efficientnet_b0.dw3x3_s1": (480, 3, 14, 1),
+    "efficientnet_b0.dw3x3_s1": (480, 3, 14, 1), "mobilenet_v2.dw3x3": (144, 3, 56, 1),
     "vgg16.stage1.conv2": (64, 3, 224, 1), "vgg16.stage2.conv1": (64, 3, 112, 1), "vgg16.stage3.conv1": (128, 3, 56, 1),
     "vgg16.stage4.conv1": (256, 3, 28, 1),
 }
@@ -145,6 +152,8 @@ def group_label(row):
         return f"attention {backend} {row['op'].split('_')[1]}" + ("" if row["dtype"] == "bf16" else f" {row['dtype']}")
     if row["group"] == "streaming":
         return f"streaming {row['op']}"
+    if row["group"] == "conv_backward":
+        return f"conv {row['op'].replace('conv2d_', '').replace('_', ' ')} " + ("depthwise" if "groups=1;" not in row["extra"] else "dense") + f" {row['dtype']}"
     return "conv " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
 
 
@@ -161,6 +170,8 @@ def summary_label(row):
         return f"attention {row['op'].split('_')[1]}, {causal}" + ("" if row["dtype"] == "bf16" else f", {row['dtype']}")
     if row["group"] == "streaming":
         return "elementwise" if row["op"] in ("add", "mul_scalar", "relu", "gelu", "silu") else "layer norm, RMS norm, softmax"
+    if row["group"] == "conv_backward":
+        return f"convolution {row['op'].replace('conv2d_', '').replace('_', ' ')}, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
     return "convolution, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
 
 
@@ -174,9 +185,11 @@ def compare_kernels(args, folder, hw):
             for model in ("micro", "flat"):
                 made = kernel_case_command(args.simulate, hw, row, model)
                 if made:
-                    cmd, layer, backward = made
-                    jobs[(key, model)] = (pool.submit(run_json, cmd), layer, backward)
-        results = {k: kernel_seconds(f.result(), layer, k[1], backward) for k, (f, layer, backward) in jobs.items()}
+                    cmd, layer, backward, *minus = made
+                    jobs[(key, model)] = (pool.submit(run_json, cmd), layer, backward,
+                                          pool.submit(run_json, minus[0]) if minus else None)
+        results = {k: kernel_seconds(f.result(), layer, k[1], backward) - (kernel_seconds(m.result(), layer, k[1], backward) if m else 0.0)
+                   for k, (f, layer, backward, m) in jobs.items()}
     new = lambda: {"micro": [], "flat": [], "spread": [], "fit": []}
     groups, coarse = collections.defaultdict(new), collections.defaultdict(new)
     if args.rows:
