@@ -7,7 +7,8 @@ runs so that every run reads its operands from memory, warm-up first):
     wave predictions change: squares, a sweep of partial waves, small K, split-K candidates, skinny
     (decode) products and the GEMMs of a Llama-7B layer;
   - attention (scaled_dot_product_attention forward and backward; default, flash and cuDNN backends);
-  - elementwise, normalisation and softmax kernels by size;
+  - elementwise, normalisation and softmax kernels by size, and layer norm and softmax by row width;
+  - Swin's window partition (a reshape PyTorch must copy) beside a plain copy of the same tensor;
   - a few convolutions (dense and depthwise) of ResNet-50 and EfficientNet, and the backward of some
     apart (input gradient, weight gradient).
 
@@ -248,6 +249,51 @@ def run_streaming(timer, writer, quick):
             del x, y, rows
 
 
+def run_row_widths(timer, writer, quick):
+    """Row kernels at the widths of vision transformers' and ConvNeXt's norms (96-768 channels) and up:
+    the third H100 run found PyTorch's layer norm at 1.25-1.28 ns per row at 96-768 channels, where the
+    model gives it the bandwidth of a 4,096-wide row (docs/results/2026-11-27-h100-third-run.md). The
+    same 2^24 elements (Swin-T's first stage at batch 64 is 19 M) as rows of each width."""
+    elements = 1 << 24
+    widths = (64, 96, 128, 192, 384, 768, 1024, 2048, 4096)
+    if quick:
+        elements, widths = 1 << 16, widths[:2]
+    for dtype_name in ("bf16", "fp32"):
+        dtype = DTYPES[dtype_name]
+        es = SIZE[dtype]
+        for width in widths:
+            rows = torch.randn(elements // width, width, device=DEVICE, dtype=dtype)
+            w = torch.ones(width, device=DEVICE, dtype=dtype)
+            bias = torch.zeros(width, device=DEVICE, dtype=dtype)
+            n = rows.numel()
+            for op, fn, flops_per in (("layer_norm", lambda: F.layer_norm(rows, (width,), w, bias), 8),
+                                      ("softmax", lambda: torch.softmax(rows, dim=-1), 5)):
+                t = timer(fn)
+                writer.row(group="row_widths", op=op, dtype=dtype_name, m=n, n=width, k=1, batch=1, extra="",
+                           flops=flops_per * n, bytes=2 * n * es, **t)
+            del rows
+
+
+def run_window_copies(timer, writer, quick):
+    """Swin's window partition as torchvision writes it, x.view(B, 8, 7, 8, 7, C).permute(0, 1, 3, 2, 4, 5)
+    .reshape(B * 64, 49, C): the copy PyTorch makes because the reshape cannot be a view, beside a
+    contiguous clone of the same tensor (engine/layout.hpp charges the copy at the streaming rate; the
+    third H100 run's permuted copies ran at about half of it)."""
+    cases = [(64, 96), (64, 192), (256, 96)] if not quick else [(2, 96)]
+    for dtype_name in ("bf16", "fp32"):
+        dtype = DTYPES[dtype_name]
+        es = SIZE[dtype]
+        for b, c in cases:
+            x = torch.randn(b, 56, 56, c, device=DEVICE, dtype=dtype)
+            n = x.numel()
+            for op, fn in (("window_partition", lambda: x.view(b, 8, 7, 8, 7, c).permute(0, 1, 3, 2, 4, 5).reshape(b * 64, 49, c)),
+                           ("copy", lambda: x.clone())):
+                t = timer(fn)
+                writer.row(group="window_copies", op=op, dtype=dtype_name, m=n, n=c, k=1, batch=b, extra="56x56",
+                           flops=0, bytes=2 * n * es, **t)
+            del x
+
+
 def run_convs(timer, writer, quick):
     # (name, batch, in_ch, out_ch, hw, kernel, stride, groups): ResNet-50 and EfficientNet-B0 layers.
     convs = [
@@ -332,7 +378,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="a few cases of each group (a smoke test)")
-    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment,attention_fp32,conv_backward")
+    ap.add_argument("--groups", default="gemm,attention,streaming,conv,alignment,attention_fp32,conv_backward,row_widths,window_copies")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     args = ap.parse_args()
     global DEVICE
@@ -344,7 +390,8 @@ def main():
     writer = Writer(args.out)
     start = time.time()
     groups = {"gemm": run_gemms, "attention": run_attention, "streaming": run_streaming, "conv": run_convs,
-              "alignment": run_alignment, "attention_fp32": run_attention_fp32, "conv_backward": run_conv_backward}
+              "alignment": run_alignment, "attention_fp32": run_attention_fp32, "conv_backward": run_conv_backward,
+              "row_widths": run_row_widths, "window_copies": run_window_copies}
     for name in args.groups.split(","):
         t0 = time.time()
         try:

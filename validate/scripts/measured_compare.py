@@ -85,8 +85,12 @@ def kernel_case_command(simulate, hw, row, model):
         base[1] = str(NETS / ("attention_flash2.net" if flash2_row(row) else "attention.net"))
         return base + ["--batch", str(batch), "--set", f"seq={row['m']}", "--set", f"heads={heads}", "--set", f"d={row['k']}",
                        "--set", f"causal={fields['causal']}"], "sdpa", op == "sdpa_backward"
-    if group == "streaming" and op in STREAM_LAYER:
-        elements, width = int(row["m"]), 4096
+    if group == "window_copies" and op == "window_partition":
+        base[1] = str(NETS / "window_partition.net")
+        return base + ["--batch", row["batch"], "--set", f"channels={row['n']}"], "partition", False
+    if group in ("streaming", "row_widths") and op in STREAM_LAYER:
+        # The row kernels' width: the row's n where it gives one (row_widths), else the sweep's 4,096.
+        elements, width = int(row["m"]), (int(row["n"]) if group == "row_widths" else 4096)
         base[1] = str(NETS / "streaming.net")
         return base + ["--batch", "1", "--set", f"rows={elements // width}", "--set", f"cols={width}"], STREAM_LAYER[op], False
     if group in ("conv", "conv_backward"):
@@ -152,6 +156,10 @@ def group_label(row):
         return f"attention {backend} {row['op'].split('_')[1]}" + ("" if row["dtype"] == "bf16" else f" {row['dtype']}")
     if row["group"] == "streaming":
         return f"streaming {row['op']}"
+    if row["group"] == "row_widths":
+        return f"{row['op'].replace('_', ' ')} {row['dtype']}, {row['n']} wide"
+    if row["group"] == "window_copies":
+        return f"window partition copy {row['dtype']}"
     if row["group"] == "conv_backward":
         return f"conv {row['op'].replace('conv2d_', '').replace('_', ' ')} " + ("depthwise" if "groups=1;" not in row["extra"] else "dense") + f" {row['dtype']}"
     return "conv " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
@@ -170,6 +178,10 @@ def summary_label(row):
         return f"attention {row['op'].split('_')[1]}, {causal}" + ("" if row["dtype"] == "bf16" else f", {row['dtype']}")
     if row["group"] == "streaming":
         return "elementwise" if row["op"] in ("add", "mul_scalar", "relu", "gelu", "silu") else "layer norm, RMS norm, softmax"
+    if row["group"] == "row_widths":
+        return f"{row['op'].replace('_', ' ')}, rows of {'under' if int(row['n']) < 1024 else 'at least'} 1,024"
+    if row["group"] == "window_copies":
+        return "window partition copy"
     if row["group"] == "conv_backward":
         return f"convolution {row['op'].replace('conv2d_', '').replace('_', ' ')}, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
     return "convolution, " + ("depthwise" if "groups=1;" not in row["extra"] else "dense")
