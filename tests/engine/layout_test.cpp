@@ -48,6 +48,21 @@ TEST_CASE("a reshape of a permuted tensor copies only where the merged axes are 
   CHECK(copies_of(n, "contiguous").kernels == 0);
 }
 
+TEST_CASE("merged axes must lie in memory in their logical order: a transposed matrix flattens by copying") {
+  // x.transpose(0, 1).reshape(24) on a [4, 6] x copies (the two axes are adjacent in memory, but the
+  // merged one would have to run them in the other order); x.transpose(0, 1).reshape(6, 2, 2) splits
+  // an axis and is a view.
+  const ir::Network n = net(
+      "  input x: [4, 6]\n"
+      "  t = x -> transpose(0, 1)\n"
+      "  a = t -> reshape([24]) as merged\n"
+      "  b = t -> reshape([6, 2, 2]) as split\n"
+      "  return add(a, b -> flatten as split_flat)\n");
+  CHECK(copies_of(n, "merged") == engine::layout::Copies{24, 1});
+  CHECK(copies_of(n, "split").kernels == 0);
+  CHECK(copies_of(n, "split_flat").kernels == 1);
+}
+
 TEST_CASE("a batched matmul copies an operand whose batch axes are not adjacent outside its matrix axes") {
   // qkv [49, 3, 3, 32] -> permute(1, 2, 0, 3): q is [3 heads, 49, 32] with the heads between the rows
   // in memory: torch.matmul(q, k.transpose(-2, -1)) copies both (their batch axis, the heads, sits
