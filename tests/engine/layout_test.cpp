@@ -77,6 +77,13 @@ TEST_CASE("a batched matmul copies an operand whose batch axes are not adjacent 
       "  return add(s, t)\n");
   CHECK(copies_of(n, "scores") == engine::layout::Copies{2.0 * 3 * 49 * 32, 2});
   CHECK(copies_of(n, "plain").kernels == 0);
+  // Batch axes swapped, matrix axes innermost: y = x.permute(1, 0, 2, 3) on a [3, 4, 5, 6] x cannot fold
+  // its batch axes (4, 3) into one (torch.matmul(y, y.transpose(-2, -1)) copies both operands).
+  const ir::Network swapped = net(
+      "  input x: [3, 4, 5, 6]\n"
+      "  y = x -> permute([1, 0, 2, 3])\n"
+      "  return matmul(y, y -> transpose(2, 3)) as gram\n");
+  CHECK(copies_of(swapped, "gram") == engine::layout::Copies{2.0 * 360, 2});
 }
 
 TEST_CASE("softmax, layer norm and a linear over several axes copy a permuted input; elementwise ops keep its layout") {
