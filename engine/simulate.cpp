@@ -139,6 +139,42 @@ OptimizerCost optimizer_cost(Optimizer o) {
   return {kSgdMomentumFlopsPerParam, 1};
 }
 
+// How many parameter-sized tensors the update reads and writes, per parameter, and in how many steps
+// (ir::Runtime::optimizer). Weights, states and temporaries count at the states' width, gradients at
+// the compute width.
+//   fused    one pass: reads the weights, the gradient and the states, writes the weights and states.
+//   foreach  torch.optim's _multi_tensor_* (torch/optim/adam.py, adamw.py, sgd.py; PyTorch 2.x, not
+//            capturable, no amsgrad), one multi-tensor kernel per step:
+//            AdamW  w *= 1 - lr wd (r w, w w); m.lerp_(g) (r m g, w m); v *= b2 (r v, w v);
+//                   v.addcmul_(g, g) (r v g, w v); t = sqrt(v) (r v, w t); t /= sqrt(bc2) (r t, w t);
+//                   t += eps (r t, w t); w.addcdiv_(m, t) (r w m t, w w): 8 steps, 10 + 2 g read, 8 written
+//            Adam   the same without the decay (weight_decay 0): 7 steps, 9 + 2 read, 7 written
+//            SGD    b *= momentum (r b, w b); b += g (r b g, w b); w -= lr b (r w b, w w): 3 steps, 4 + 1 read, 3 written
+struct OptimizerPasses {
+  double reads = 0;        // weights, states and temporaries
+  double grad_reads = 0;
+  double writes = 0;
+  int steps = 1;
+};
+OptimizerPasses optimizer_passes(Optimizer o, int states, bool foreach) {
+  if (!foreach) return {1.0 + states, 1.0, 1.0 + states, 1};
+  switch (o) {
+    case Optimizer::SgdMomentum: return {4, 1, 3, 3};
+    case Optimizer::Adam: return {9, 2, 7, 7};
+    case Optimizer::AdamW: return {10, 2, 8, 8};
+  }
+  return {1.0 + states, 1.0, 1.0 + states, 1};
+}
+
+// Kernels per foreach step: multi_tensor_apply launches when its 320 blocks of 65,536-element chunks
+// fill, or its tensor list does (48 tensors at depth 3; aten/src/ATen/native/cuda/MultiTensorApply.cuh).
+// ViT-L/16's AdamW step ran 128 launches of these on an H100 (8 steps x 16); this gives 8 x 15.
+int foreach_launches(double params, int parameterised_layers) {
+  const double by_chunks = std::ceil(params / (65536.0 * 320.0));
+  const double by_tensors = std::ceil(parameterised_layers / 48.0);
+  return static_cast<int>(std::max({1.0, by_chunks, by_tensors}));
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string s;
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
@@ -415,13 +451,17 @@ Workload workload(const ir::Network& net, const Options& opt) {
     }
   }
 
-  // Optimizer: one (foreach-style) kernel per parameterised layer; an elementwise, memory-bound step.
-  // It reads the weights (the fp32 master copy under mixed precision), the gradients and the states,
-  // writes weights and states, and under mixed precision also the compute-precision copy.
+  // Optimizer: an elementwise, memory-bound step over the parameters, as the runtime implements it
+  // (optimizer_passes): fused, one kernel per parameterised layer (Ridge's model without a runtime), or
+  // foreach. It reads the weights (the fp32 master copy under mixed precision), the gradients and the
+  // states, writes weights and states, and under mixed precision also the compute-precision copy.
   const OptimizerCost oc = optimizer_cost(opt.optimizer);
   const double P = t.params;
-  w.update = {oc.flops_per_param * P, P * (state_width + width + oc.states * state_width),
-              P * (state_width + oc.states * state_width + (w.mixed ? width : 0.0)), w.parameterised_layers};
+  const bool foreach = opt.runtime && opt.runtime->optimizer == "foreach";
+  const OptimizerPasses passes = optimizer_passes(opt.optimizer, oc.states, foreach);
+  w.update = {oc.flops_per_param * P, P * (passes.reads * state_width + passes.grad_reads * width),
+              P * (passes.writes * state_width + (w.mixed ? width : 0.0)),
+              foreach ? passes.steps * foreach_launches(P, w.parameterised_layers) : w.parameterised_layers};
   if (!exact(w.update)) inexact("the optimizer update's counts", net, opt);
   t.flops_update = w.update.flops;
   t.bytes_update = w.update.bytes();

@@ -24,9 +24,9 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, system.torus, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::array<std::string_view, 12> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
-                                                       "attention", "logits", "kv_cache", "kv_block", "narrow_conv", "fusion",
-                                                       "fuse.NAME"};
+constexpr std::array<std::string_view, 13> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+                                                       "attention", "logits", "kv_cache", "kv_block", "narrow_conv", "optimizer",
+                                                       "fusion", "fuse.NAME"};
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
@@ -259,6 +259,10 @@ class Checker {
       if (auto how = choice(entry, {"vector", "padded"})) runtime_.pads_narrow_channels = *how == "padded";
       return;
     }
+    if (key == "optimizer") {
+      if (auto how = choice(entry, {"fused", "foreach"})) runtime_.optimizer = *how;
+      return;
+    }
     if (key == "fusion") {
       if (auto passes = choice(entry, {"inference", "training"})) runtime_.fuse_training = *passes == "training";
       return;
@@ -278,7 +282,7 @@ class Checker {
     const std::string hint = shows_more() ? closest_name(key, std::vector<std::string>(kRuntimeKeys.begin(), kRuntimeKeys.end())) : std::string();
     error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
                                               "; expected one of source, version, provenance, launch_overhead, step_overhead, attention, "
-                                              "logits, kv_cache, kv_block, narrow_conv, fusion, fuse.NAME");
+                                              "logits, kv_cache, kv_block, narrow_conv, optimizer, fusion, fuse.NAME");
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.

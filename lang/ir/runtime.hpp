@@ -52,6 +52,12 @@ struct Runtime {
   // false, as cuDNN runs it under PyTorch (a CUDA-core kernel); true where the stack pads the channels
   // and runs it on the matrix units like any convolution (`narrow_conv = padded`: TensorRT).
   bool pads_narrow_channels = false;
+  // How the optimizer's update runs: "fused" (one kernel pass reading the weights, gradients and states
+  // and writing the weights and states: apex's and DeepSpeed's FusedAdam, torch.optim's fused=True, and
+  // Ridge's model without a runtime) or "foreach" (torch.optim's default on CUDA since PyTorch 2.0:
+  // one multi-tensor kernel per arithmetic step, each a pass over parameter-sized tensors; the passes
+  // are in engine/simulate.cpp, optimizer_passes).
+  std::string optimizer = "fused";
   // Fusion patterns, tried in the file's order at each layer, the longest match winning; and whether
   // they also apply to a training step (its forward and backward), or to inference only.
   std::vector<FusionPattern> fusions;

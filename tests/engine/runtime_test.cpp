@@ -137,6 +137,8 @@ TEST_CASE("a runtime file is checked like a device file, and neither passes for 
              Catch::Contains("t.rt:3:12: error: 'logits' takes one of all, last [hw-value]"));
   CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  narrow_conv = pad source \"s\"\n}\n", runtime),
              Catch::Contains("t.rt:3:17: error: 'narrow_conv' takes one of vector, padded [hw-value]"));
+  CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  optimizer = apex source \"s\"\n}\n", runtime),
+             Catch::Contains("t.rt:3:15: error: 'optimizer' takes one of fused, foreach [hw-value]"));
   CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  launch_overhead = 1 us\n}\n", runtime), Catch::Contains("has no source"));
   CHECK_THAT(error("runtime \"x\" {\n  step_overhead = 1 GB source \"s\"\n}\n", runtime),
              Catch::Contains("'GB' is a size, but 'step_overhead' takes a time"));

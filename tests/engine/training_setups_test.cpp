@@ -3,6 +3,7 @@
 #include "engine/simulate.hpp"
 
 #include "tests/engine/fixtures.hpp"
+#include "lang/catalogue.hpp"
 #include "lang/parse.hpp"
 
 #include <catch2/catch.hpp>
@@ -60,6 +61,39 @@ TEST_CASE("SGD with momentum under mixed precision reads 10 and writes 10 bytes 
   const auto r = engine::simulate(testing::tiny(), testing::a100(), {.precision = ir::Precision::FP16});
   CHECK(r.totals.bytes_update == 20 * r.totals.params);
   CHECK(r.totals.memory_train_bytes == (2 + 2 + 4 + 4) * r.totals.params + r.totals.saved_activation_bytes);
+}
+
+TEST_CASE("torch.optim's foreach AdamW makes eight passes over the parameters where a fused one makes one") {
+  // _multi_tensor_adam with decoupled decay (torch/optim/adamw.py, PyTorch 2.x): w *= 1 - lr wd; m.lerp_(g);
+  // v *= b2; v.addcmul_(g, g); t = sqrt(v); t /= sqrt(bc2); t += eps; w.addcdiv_(m, t). fp32: weights,
+  // states and t read 2 + 5 + 3 = 10 times and g twice, at 4 B: 48 B read per parameter; written
+  // 2 + 3 + 3 = 8 times: 32 B. The fused pass: 4 + 4 + 8 = 16 B read, 4 + 8 = 12 B written.
+  const auto foreach = std::make_shared<const ir::Runtime>(
+      lang::parse_runtime("runtime \"t\" {\n  version = \"1\"\n  optimizer = foreach source \"s\"\n}\n", "t.rt"));
+  const engine::Options fused{.batch = 4, .optimizer = engine::Optimizer::AdamW};
+  engine::Options multi = fused;
+  multi.runtime = foreach;
+  const auto a = engine::simulate(decoder(), testing::a100(), fused), b = engine::simulate(decoder(), testing::a100(), multi);
+  const double P = a.totals.params;
+  CHECK(a.totals.bytes_update == (16 + 12) * P);
+  CHECK(b.totals.bytes_update == (48 + 32) * P);
+  CHECK(b.totals.flops_update == a.totals.flops_update);
+  // Eight steps, each one multi_tensor_apply launch for a model this small.
+  CHECK(b.totals.kernels_update == 8);
+  // On a model whose update is bandwidth-bound (GPT-2, 124 M parameters) it takes 80 / 28 of the time,
+  // less the launches' share.
+  const ir::Network gpt2 = lang::load_network(lang::resolve_network_path("gpt2"), {});
+  const double fused_s = engine::simulate(gpt2, testing::a100(), fused).totals.time_update_s;
+  const double foreach_s = engine::simulate(gpt2, testing::a100(), multi).totals.time_update_s;
+  CHECK(foreach_s / fused_s > 2.5);
+  CHECK(foreach_s / fused_s < 80.0 / 28.0 + 0.05);
+  // SGD with momentum: b *= m; b += g; w -= lr b: 4 weight and state reads and one gradient, 3 writes.
+  engine::Options sgd = multi;
+  sgd.optimizer = engine::Optimizer::SgdMomentum;
+  CHECK(engine::simulate(decoder(), testing::a100(), sgd).totals.bytes_update == (5 + 3) * 4 * P);
+  // Nothing else of the step moves.
+  CHECK(b.totals.time_fwd_train_s == a.totals.time_fwd_train_s);
+  CHECK(b.totals.time_bwd_s == a.totals.time_bwd_s);
 }
 
 TEST_CASE("MFU and HFU are the step's model and hardware FLOPs over time x the matrix peak") {

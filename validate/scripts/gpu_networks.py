@@ -120,6 +120,10 @@ def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
         cmd += "".join(f" --set {k}={v}" for k, v in LLAMA_SET.items())
     if mode == "train":
         cmd += " --pass train --optimizer " + ("sgd" if zoo in SGD_NETWORKS else "adamw")
+        # As the step runs here: torch.optim's foreach update (PyTorch 2.x's default on CUDA), and in
+        # bf16 no fp32 master weights or states (the model is cast with .to(bfloat16)). Rows recorded
+        # before 2026-11-27's third H100 run left both out (measured_compare.py --as-run adds them).
+        cmd += " --runtime pytorch-foreach" + (" --no-master-weights" if dtype == "bf16" else "")
     return cmd
 
 

@@ -248,6 +248,14 @@ def compare_kernels(args, folder, hw):
 
 def network_command(args, row, hw, model):
     cmd = shlex.split(row["ridge_command"].replace("hw/<gpu>.hw", str(hw)))
+    if row["mode"] == "train" and args.as_run:
+        # The step as gpu_networks.py runs it: torch.optim's foreach update, and in bf16 the weights and
+        # states in bf16 (model.to(bfloat16): no fp32 master copy). Rows recorded before 2026-11-27's
+        # third H100 run name neither in their command.
+        if "--runtime" not in cmd:
+            cmd += ["--runtime", "pytorch-foreach"]
+        if row["dtype"] in ("bf16", "fp16") and "--no-master-weights" not in cmd:
+            cmd += ["--no-master-weights"]
     return [args.simulate] + cmd[1:] + ["--format", "json", "--kernel-model", model]
 
 
@@ -410,6 +418,8 @@ def main():
     ap.add_argument("--rows", action="store_true", help="print every kernel case")
     ap.add_argument("--summary", action="store_true", help="the coarse kernel table and the networks only (docs/gpu.md's)")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--as-run", action="store_true",
+                    help="simulate training steps as gpu_networks.py ran them: foreach optimizer, no master weights in bf16")
     ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
     args = ap.parse_args()
     folder = pathlib.Path(args.folder)
