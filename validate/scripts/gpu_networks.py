@@ -65,6 +65,11 @@ def gpt2():
     return GPT2LMHeadModel(GPT2Config()), "gpt2"
 
 
+def gpt2_medium():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    return GPT2LMHeadModel(GPT2Config(n_embd=1024, n_layer=24, n_head=16)), "gpt2_medium"
+
+
 LLAMA_SET = dict(layers=8, hidden=2048, heads=16, kv_heads=16, intermediate=5504, vocab=32000)
 
 
@@ -102,12 +107,24 @@ CASES = {
         (torchvision_model("mobilenet_v3_large"), 128, None), (torchvision_model("vit_l_16"), 32, None),
         (torchvision_model("resnet18"), 256, None), (torchvision_model("wide_resnet50_2"), 64, None),
     ],
+    # Nine more no GPU here has run, for the next lease (predicted before it: validate/predictions/).
+    # Among them the fused-GEMM-free small CNNs (SqueezeNet, ShuffleNet, MobileNet-v3-small), a VGG with
+    # batch norm, ViT-B/32, EfficientNet-B3 at 300 x 300 and GPT-2 medium as Hugging Face runs it.
+    "blind3": [
+        (torchvision_model("efficientnet_b3"), 32, None), (torchvision_model("mobilenet_v3_small"), 256, None),
+        (torchvision_model("shufflenet_v2_x2_0"), 128, None), (torchvision_model("squeezenet1_1"), 256, None),
+        (torchvision_model("vgg16_bn"), 64, None), (torchvision_model("vit_b_32"), 128, None),
+        (torchvision_model("resnet34"), 128, None), (torchvision_model("alexnet"), 256, None),
+        (gpt2_medium, 4, 1024),
+    ],
 }
 # Image sizes other than 224: each network at the size its zoo file (and torchvision's weights) use.
-RESOLUTION = {"efficientnet_v2_s": 384}
+RESOLUTION = {"efficientnet_v2_s": 384, "efficientnet_b3": 300}
 # Their recipes' optimizers: SGD with momentum for the CNNs, AdamW for the transformers and ViT.
 SGD_NETWORKS = {"resnet50", "efficientnet_b0", "mobilenet_v2", "vgg16", "densenet121", "regnet_y_400mf",
-                "resnext50_32x4d", "efficientnet_v2_s", "mobilenet_v3_large", "resnet18", "wide_resnet50_2"}
+                "resnext50_32x4d", "efficientnet_v2_s", "mobilenet_v3_large", "resnet18", "wide_resnet50_2",
+                "efficientnet_b3", "mobilenet_v3_small", "shufflenet_v2_x2_0", "squeezenet1_1", "vgg16_bn", "resnet34",
+                "alexnet"}
 
 
 def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
@@ -306,7 +323,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="one small case (a smoke test)")
     ap.add_argument("--cases", default="base", choices=sorted(CASES),
-                    help="base: the H100's and H200's cases; blind: the weak rows' (above)")
+                    help="base: the H100's and H200's cases; blind, blind2, blind3: networks predicted before they ran (above)")
     ap.add_argument("--max-batch", type=int, default=0, help="cap every case's batch (a smoke test on a CPU)")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: a smoke test of this script")
     ap.add_argument("--only", nargs="*", default=[], help="only these networks of the case set")
