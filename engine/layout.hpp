@@ -17,6 +17,10 @@
 //     (TensorIterator keeps a dense input's layout; channels-last stays channels-last);
 //   a convolution writes channels-last where the run is channels-last (MemoryFormat::ChannelsLast);
 //   every other op writes a contiguous result.
+// Not followed: a partial slice's gap. torch folds the batch into a tensor's other axes (a matmul's,
+// a linear's) only where the batch's stride is the per-sample size; after x[:, 0:1] it is not, and
+// torch copies where these rules see a contiguous value (they take every value's batch to be dense).
+// Swin's q, k and v are copied for their permuted axes anyway.
 // A copy is charged where one of the rules above copies: the elements of the input copied, per
 // sample, and one kernel per copy. simulate() adds them to the layer's passes (a copy of the value
 // forward and of its gradient backward) where eager PyTorch runs them: not under a runtime that fuses.

@@ -66,17 +66,18 @@ TEST_CASE("merged axes must lie in memory in their logical order: a transposed m
 TEST_CASE("a batched matmul copies an operand whose batch axes are not adjacent outside its matrix axes") {
   // qkv [49, 3, 3, 32] -> permute(1, 2, 0, 3): q is [3 heads, 49, 32] with the heads between the rows
   // in memory: torch.matmul(q, k.transpose(-2, -1)) copies both (their batch axis, the heads, sits
-  // inside the matrix's rows). A contiguous [3, 49, 32] and its transpose need no copy.
+  // inside the matrix's rows). A contiguous [3, 49, 32] and its transpose need no copy (torch 1.13's
+  // profiler: two aten::copy_ for the first product, none for the second).
   const ir::Network n = net(
       "  input x: [49, 3, 3, 32]\n"
       "  q = x -> permute([1, 2, 0, 3]) -> slice(0, 1) -> reshape([3, 49, 32])\n"
       "  k = x -> permute([1, 2, 0, 3]) -> slice(1, 1) -> reshape([3, 49, 32])\n"
-      "  s = matmul(q, k -> transpose(1, 2)) as scores\n"
-      "  c = x -> reshape([3, 3, 49, 32]) -> slice(0, 1) -> reshape([3, 49, 32])\n"
-      "  t = matmul(c, c -> transpose(1, 2)) as plain\n"
-      "  return add(s, t)\n");
+      "  return matmul(q, k -> transpose(1, 2)) as scores\n");
   CHECK(copies_of(n, "scores") == engine::layout::Copies{2.0 * 3 * 49 * 32, 2});
-  CHECK(copies_of(n, "plain").kernels == 0);
+  const ir::Network plain = net(
+      "  input x: [3, 49, 32]\n"
+      "  return matmul(x, x -> transpose(1, 2)) as plain\n");
+  CHECK(copies_of(plain, "plain").kernels == 0);
   // Batch axes swapped, matrix axes innermost: y = x.permute(1, 0, 2, 3) on a [3, 4, 5, 6] x cannot fold
   // its batch axes (4, 3) into one (torch.matmul(y, y.transpose(-2, -1)) copies both operands).
   const ir::Network swapped = net(
