@@ -127,6 +127,11 @@ SGD_NETWORKS = {"resnet50", "efficientnet_b0", "mobilenet_v2", "vgg16", "densene
                 "alexnet"}
 
 
+def network_name(zoo, layout="nhwc"):
+    """A row's network: the zoo file's name (llama at reduced width: llama_2b), _nchw in PyTorch's default layout."""
+    return (zoo if zoo != "llama" else "llama_2b") + ("_nchw" if layout == "nchw" else "")
+
+
 def ridge_command(zoo, dtype, batch, seq, mode, layout="nhwc"):
     cmd = f"simulate models/{zoo}.net hw/<gpu>.hw --dtype {dtype} --batch {batch}"
     if seq:
@@ -271,7 +276,7 @@ def time_case(builder, batch, seq, dtype_name, mode, repeats, writer, layout="nh
     times.sort()
     med = lambda xs: sorted(xs)[len(xs) // 2] if xs else ""
     q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
-    network = (zoo if zoo != "llama" else "llama_2b") + ("_nchw" if layout == "nchw" else "")
+    network = network_name(zoo, layout)
     row = dict(network=network, mode=mode, dtype=dtype_name, batch=batch, seq_len=seq or "",
                optimizer=optimizer_name, median_ms=f"{q(0.5):.3f}", p10_ms=f"{q(0.1):.3f}", p90_ms=f"{q(0.9):.3f}",
                min_ms=f"{times[0]:.3f}", runs=len(times),
@@ -294,11 +299,9 @@ def case_rows(cases):
     for dtype_name in ("bf16", "tf32"):
         for mode in ("inference", "train"):
             for builder, batch, seq, *layout in cases:
-                zoo = builder.__name__
-                zoo = "llama" if zoo == "llama_2b" else zoo
+                zoo = "llama" if builder.__name__ == "llama_2b" else builder.__name__   # the zoo file's name
                 lay = layout[0] if layout else "nhwc"
-                network = (zoo if zoo != "llama" else "llama_2b") + ("_nchw" if lay == "nchw" else "")
-                yield network, mode, dtype_name, batch, seq, ridge_command(zoo, dtype_name, batch, seq, mode, lay)
+                yield network_name(zoo, lay), mode, dtype_name, batch, seq, ridge_command(zoo, dtype_name, batch, seq, mode, lay)
 
 
 def predict(cases, hw, simulate, out):
