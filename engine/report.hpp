@@ -73,6 +73,9 @@ struct Totals {
   double time_bwd_s = 0.0;
   double time_update_s = 0.0;       // SGD with momentum
   double time_train_step_s = 0.0;   // time_fwd_train_s + time_bwd_s + time_update_s
+  // The host's time issuing the inference forward and the training step, where the runtime times
+  // the host (engine/host_dispatch.hpp; the times above then follow its clock); 0 otherwise.
+  double host_fwd_s = 0.0, host_train_step_s = 0.0;
   double roofline_train_step_s = 0.0;
   double throughput_infer = 0.0;    // samples/s = batch / time_fwd_s
   double throughput_train = 0.0;    // samples/s = batch / time_train_step_s
@@ -105,7 +108,7 @@ struct Report {
   std::int64_t batch = 1;
   ir::Precision precision = ir::Precision::FP32;
   std::string optimizer = "sgd";  // the training step's: "sgd" (with momentum), "adam", "adamw"
-  std::string runtime = "pytorch-eager";   // the software stack (Options::runtime's id; eager without one)
+  std::string runtime = "none";   // the software stack (Options::runtime's id); none: the GPU's own time, always fed
   DeviceSummary device;
   std::vector<LayerRow> layers;   // every IR layer, input included, in topological order
   Totals totals;

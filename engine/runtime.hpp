@@ -1,12 +1,14 @@
 // What a software stack (ir::Runtime, issue #35) changes, in one place:
 //   - every attention layer's kernel, where the runtime names one (simulate.cpp's workload);
 //   - the launch overhead per kernel, replacing the device's (simulate.cpp's timing);
+//   - the host's time per op of an eager stack, the GPU waiting on it (host_dispatch.hpp, applied in
+//     simulate.cpp);
 //   - a prefill's output layer over each sequence's last position only (last_position_logits);
 //   - the host's work per forward pass, added to each phase of a generation or a serving iteration
 //     (generation.cpp);
 //   - which layers run as one kernel, and what that saves (engine/fusion.hpp, applied in simulate.cpp's
 //     workload).
-// With no runtime, or pytorch-eager (which says nothing), every result is as before.
+// With no runtime every result is the GPU's own, the GPU always fed.
 #pragma once
 
 #include "lang/ir/network.hpp"

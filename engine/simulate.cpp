@@ -1,6 +1,7 @@
 #include "engine/simulate.hpp"
 
 #include "engine/host_allocator.hpp"
+#include "engine/host_dispatch.hpp"
 #include "engine/layout.hpp"
 #include "engine/runtime.hpp"
 #include "engine/sparsity.hpp"
@@ -667,9 +668,15 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     PassTime fwd, fwd_train, bwd;
     std::optional<kernels::GemmPlan> largest_fwd;
   };
-  // Kept per group only for the per-layer rows; a sweep's totals need one group's times at a time (a
-  // vector of them, each with its GEMM plan, was most of what a sweep's simulation wrote to memory).
-  std::vector<GroupTime> times(full ? w.groups.size() : 0);
+  // The host that issues the kernels, where the runtime times it (host_dispatch.hpp): a GPU's passes
+  // then follow its clock over the layers in order.
+  const ir::Runtime* const stack = opt.runtime.get();
+  const bool host_paced = gpu && stack && (stack->host_forward_op || stack->host_backward_op);
+  // Kept per group only for the per-layer rows and the host's clock; a sweep's totals need one group's
+  // times at a time (a vector of them, each with its GEMM plan, was most of what a sweep's simulation
+  // wrote to memory).
+  const bool keep_times = full || host_paced;
+  std::vector<GroupTime> times(keep_times ? w.groups.size() : 0);
   GroupTime scratch;
   for (std::size_t g = 0; g < w.groups.size(); ++g) {
     const std::size_t id = w.groups[g].first;
@@ -678,7 +685,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     const bool has_extras = &c == &extended;
     const std::size_t k = static_cast<std::size_t>(c.op_class);
     const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
-    GroupTime& gt = full ? times[g] : scratch;
+    GroupTime& gt = keep_times ? times[g] : scratch;
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
@@ -765,6 +772,30 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   t.roofline_update_s = update_time.roofline_s;
   t.time_update_s = update_time.paleo_s;
   if (opt.recompute == Recompute::Full) t.time_recompute_s = t.time_fwd_train_s;
+  const double gpu_fwd_s = t.time_fwd_s, gpu_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_recompute_s + t.time_update_s;
+  if (host_paced) {
+    // Each layer but the input is a call from the host; each layer with a backward, a node of autograd's.
+    const double forward_op = stack->host_forward_op ? stack->host_forward_op->value : 0.0;
+    const double backward_op = stack->host_backward_op ? stack->host_backward_op->value : 0.0;
+    const std::size_t n = net.layers.size();
+    const auto at = [&](std::size_t id) -> const GroupTime& { return times[w.group_of[id]]; };
+    HostClock inference, step;
+    for (std::size_t id = 1; id < n; ++id) {
+      inference.issue(forward_op, at(id).fwd.paleo_s);
+      step.issue(forward_op, at(id).fwd_train.paleo_s);
+    }
+    const double forward_end = step.gpu_s();
+    // Recomputation calls the forward's layers again before their backward (checkpointing).
+    for (std::size_t id = 1; id < n; ++id)
+      if (opt.recompute == Recompute::Full || w.recomputed[id]) step.issue(forward_op, at(id).fwd_train.paleo_s);
+    for (std::size_t id = n; id-- > 1;)
+      if (effective(id).backward.kernels > 0) step.issue(backward_op, at(id).bwd.paleo_s);
+    t.time_fwd_s = inference.gpu_s();
+    t.time_fwd_train_s = forward_end;
+    t.time_bwd_s = step.gpu_s() - forward_end - t.time_recompute_s;
+    t.host_fwd_s = inference.host_s();
+    t.host_train_step_s = step.host_s();
+  }
   t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_recompute_s + t.time_update_s;
   t.roofline_train_step_s = t.roofline_fwd_train_s + t.roofline_bwd_s + t.roofline_update_s;
   const double batch = static_cast<double>(opt.batch);
@@ -845,6 +876,24 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (rt->step_overhead) said += ", host " + std::to_string(rt->step_overhead->value * 1e3).substr(0, 5) + " ms a pass";
     r.notes.push_back(note("report-runtime", "runtime " + rt->id + " (" + rt->name + ", " + rt->version + ")" +
                                                  (said.empty() ? ": as the network and device say" : said)));
+  }
+  if (host_paced) {
+    const auto ms = [](double s) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.2f ms", 1e3 * s);
+      return std::string(text);
+    };
+    const auto us = [](const std::optional<ir::Figure>& f) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f us", f ? 1e6 * f->value : 0.0);
+      return std::string(text);
+    };
+    const auto bound = [](double host_s, double gpu_s) { return host_s > gpu_s ? " (host-bound)" : ""; };
+    r.notes.push_back(note("report-host", "host: " + stack->id + " issues each layer in " + us(stack->host_forward_op) + " (forward) and " +
+                                              us(stack->host_backward_op) + " (backward), the GPU following: inference " + ms(t.host_fwd_s) +
+                                              " of host against " + ms(gpu_fwd_s) + " of GPU work" + bound(t.host_fwd_s, gpu_fwd_s) +
+                                              ", training step " + ms(t.host_train_step_s) + " against " + ms(gpu_train_step_s) +
+                                              bound(t.host_train_step_s, gpu_train_step_s)));
   }
   if (!d.launch_overhead_from_device)
     r.notes.push_back(warning("report-no-launch-overhead", "PALEO: the device gives no launch overhead; 0 s per kernel assumed"));

@@ -97,6 +97,8 @@ const auto kRunColumns = std::array{
     Column<Report>{"time_bwd_s", [](const Report& r) { return Cell{r.totals.time_bwd_s}; }},
     Column<Report>{"time_update_s", [](const Report& r) { return Cell{r.totals.time_update_s}; }},
     Column<Report>{"time_train_step_s", [](const Report& r) { return Cell{r.totals.time_train_step_s}; }},
+    Column<Report>{"host_fwd_s", [](const Report& r) { return Cell{r.totals.host_fwd_s}; }},
+    Column<Report>{"host_train_step_s", [](const Report& r) { return Cell{r.totals.host_train_step_s}; }},
     Column<Report>{"throughput_infer", [](const Report& r) { return Cell{r.totals.throughput_infer}; }},
     Column<Report>{"throughput_train", [](const Report& r) { return Cell{r.totals.throughput_train}; }},
     Column<Report>{"tokens_per_sample", [](const Report& r) { return Cell{r.totals.tokens_per_sample}; }},

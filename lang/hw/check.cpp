@@ -24,7 +24,8 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, system.torus, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::array<std::string_view, 13> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+constexpr std::array<std::string_view, 15> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+                                                       "host.forward_op", "host.backward_op",
                                                        "attention", "logits", "kv_cache", "kv_block", "narrow_conv", "optimizer",
                                                        "fusion", "fuse.NAME"};
 
@@ -239,6 +240,8 @@ class Checker {
     }
     if (key == "launch_overhead") return assign(runtime_.launch_overhead, entry, Dimension::Time);
     if (key == "step_overhead") return assign(runtime_.step_overhead, entry, Dimension::Time);
+    if (key == "host.forward_op") return assign(runtime_.host_forward_op, entry, Dimension::Time);
+    if (key == "host.backward_op") return assign(runtime_.host_backward_op, entry, Dimension::Time);
     if (key == "attention") {
       if (auto kernel = choice(entry, {"flash", "flash2", "materialized", "eager", "sdpa"})) runtime_.attention = *kernel;
       return;
@@ -281,7 +284,8 @@ class Checker {
     }
     const std::string hint = shows_more() ? closest_name(key, std::vector<std::string>(kRuntimeKeys.begin(), kRuntimeKeys.end())) : std::string();
     error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                                              "; expected one of source, version, provenance, launch_overhead, step_overhead, attention, "
+                                              "; expected one of source, version, provenance, launch_overhead, step_overhead, host.forward_op, "
+                                              "host.backward_op, attention, "
                                               "logits, kv_cache, kv_block, narrow_conv, optimizer, fusion, fuse.NAME");
   }
 

@@ -2,7 +2,7 @@
 // network is (.net) and what the device is (.hw). `runtimes/*.rt` describe them, in the `.hw`
 // language with `runtime "NAME" { ... }` for `device`; docs/language.md lists the keys. A runtime
 // changes predictions only where it says something: absent keys leave the network's and the device's
-// own figures (runtimes/pytorch-eager.rt says nothing, and every result stays as it was).
+// own figures (runtimes/pytorch-eager.rt gives only the Python host's time per op).
 #pragma once
 
 #include "lang/ir/device.hpp"
@@ -42,6 +42,11 @@ struct Runtime {
   // Host work per forward pass (a serving engine's scheduling, sampling and detokenising per
   // iteration; a generation's per step), added to each.
   std::optional<Figure> step_overhead;
+  // The host's time per op where it issues the GPU's work one op at a time (eager PyTorch from
+  // Python): per layer of a forward (views included: each is a call) and per layer with a backward
+  // (autograd's node). Absent: the GPU is always fed. engine/host_dispatch.hpp times them.
+  std::optional<Figure> host_forward_op;
+  std::optional<Figure> host_backward_op;
   // Every attention layer's kernel ("flash", "flash2", "materialized", "eager", "sdpa"); absent: as the .net writes it.
   std::optional<std::string> attention;
   // A prefill computes the output layer (the logits) for each sequence's last position only.

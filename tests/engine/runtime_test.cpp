@@ -1,6 +1,7 @@
 // Software stacks as data (issue #35, engine/runtime.hpp): the catalogue's runtimes parse; eager
-// PyTorch's changes nothing; each key changes exactly what it says.
+// PyTorch's adds the Python host and nothing else; each key changes exactly what it says.
 #include "engine/generation.hpp"
+#include "engine/host_dispatch.hpp"
 #include "engine/runtime.hpp"
 #include "engine/simulate.hpp"
 #include "lang/catalogue.hpp"
@@ -51,20 +52,100 @@ TEST_CASE("every runtime of the catalogue parses, names its version and sources 
   CHECK(std::filesystem::exists(vllm));
 }
 
-TEST_CASE("under pytorch-eager (and deepspeed, whose layers are PyTorch's) every prediction is the network's and the device's own") {
-  for (const char* runtime : {"pytorch-eager", "deepspeed"})
+TEST_CASE("under deepspeed, whose layers are PyTorch's, every prediction is the network's and the device's own") {
   for (const char* name : {"gpt2", "resnet18", "llama2_7b"}) {
-    CAPTURE(runtime, name);
-    const auto eager = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(runtime)));
+    CAPTURE(name);
+    const auto stack = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("deepspeed")));
     const ir::Network net = lang::load_network(lang::resolve_network_path(name), {});
     engine::Options plain{.precision = ir::Precision::BF16};
     engine::Options with = plain;
-    with.runtime = eager;
+    with.runtime = stack;
     const engine::Report a = engine::simulate(net, a100(), plain), b = engine::simulate(net, a100(), with);
     CHECK(a.totals.time_train_step_s == b.totals.time_train_step_s);
     CHECK(a.totals.time_fwd_s == b.totals.time_fwd_s);
     CHECK(a.totals.flops_fwd == b.totals.flops_fwd);
   }
+}
+
+TEST_CASE("under pytorch-eager the GPU waits on the Python host, and only there") {
+  const auto eager = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("pytorch-eager")));
+  REQUIRE(eager->host_forward_op);
+  REQUIRE(eager->host_backward_op);
+  for (const char* name : {"gpt2", "resnet18"}) {
+    for (const std::int64_t batch : {1, 256}) {
+      CAPTURE(name, batch);
+      const ir::Network net = lang::load_network(lang::resolve_network_path(name), {});
+      engine::Options plain{.batch = batch, .precision = ir::Precision::BF16};
+      engine::Options with = plain;
+      with.runtime = eager;
+      const engine::Totals gpu = engine::simulate(net, a100(), plain).totals, host = engine::simulate(net, a100(), with).totals;
+      CHECK(host.flops_fwd == gpu.flops_fwd);
+      // The host's clock and the GPU's: never faster than either alone, never slower than both in turn.
+      CHECK(host.time_fwd_s >= std::max(gpu.time_fwd_s, host.host_fwd_s) * (1 - 1e-12));
+      CHECK(host.time_fwd_s <= (gpu.time_fwd_s + host.host_fwd_s) * (1 + 1e-12));
+      CHECK(host.time_train_step_s >= std::max(gpu.time_train_step_s, host.host_train_step_s) * (1 - 1e-12));
+      CHECK(host.time_train_step_s <= (gpu.time_train_step_s + host.host_train_step_s) * (1 + 1e-12));
+      CHECK_THAT(host.time_train_step_s, WithinRel(host.time_fwd_train_s + host.time_bwd_s + host.time_update_s, 1e-12));
+      // Every layer after the input is a call from Python.
+      CHECK_THAT(host.host_fwd_s, WithinRel(static_cast<double>(net.layers.size() - 1) * eager->host_forward_op->value, 1e-12));
+      if (batch == 256) CHECK(host.time_fwd_s < 1.05 * gpu.time_fwd_s);   // a large batch hides the host
+      if (batch == 1 && net.layers.front().output.size() > 1)   // a single image waits on it (gpt2's sample is 1,024 tokens)
+        CHECK(host.time_fwd_s > 2.0 * gpu.time_fwd_s);
+    }
+  }
+  // A CPU runs the ops itself: its calibration's launch overhead is its dispatch, and no host is added.
+  const ir::Network net = lang::load_network(lang::resolve_network_path("resnet18"), {});
+  const ir::Device cpu = lang::load_device(std::string(RIDGE_HW_DIR) + "/xeon-8480.hw");
+  engine::Options with{.batch = 1};
+  with.runtime = eager;
+  CHECK(engine::simulate(net, cpu, with).totals.time_fwd_s == engine::simulate(net, cpu, {.batch = 1}).totals.time_fwd_s);
+}
+
+TEST_CASE("the eager host's clock, worked by hand") {
+  // Three ops: the host takes 1, 3 and 3 units to issue them, the GPU 6, 1 and 1 to run them. The host
+  // is done at 1, 4 and 7; the GPU starts op 1 at 1 and ends it at 7, runs op 2 from 7 (issued at 4)
+  // to 8 and op 3 from 8 (issued at 7) to 9. Neither the sum of per-op maxima (12) nor the larger sum
+  // (8) gives it.
+  engine::HostClock clock;
+  clock.issue(1, 6);
+  clock.issue(3, 1);
+  clock.issue(3, 1);
+  CHECK(clock.host_s() == 7);
+  CHECK(clock.gpu_s() == 9);
+  // A host far slower than every op: each op waits on its issue, and the pass ends one op's time after
+  // the host's last call.
+  const ir::Network net = lang::load_network(lang::resolve_network_path("resnet18"), {});
+  engine::Options o{.batch = 1};
+  const engine::Report plain = engine::simulate(net, a100(), o);
+  o.runtime = runtime_text("host.forward_op = 1 s source \"a test\"\n  host.backward_op = 2 s source \"a test\"");
+  const engine::Totals slow = engine::simulate(net, a100(), o).totals;
+  const double calls = static_cast<double>(net.layers.size() - 1);
+  CHECK_THAT(slow.time_fwd_s, WithinRel(calls + plain.layers.back().time_fwd.paleo_s, 1e-12));
+  // The backward: each layer with one a node of 2 s, from the last layer back to the first.
+  double with_backward = 0.0;
+  for (std::size_t id = 1; id < plain.layers.size(); ++id) with_backward += plain.layers[id].bwd.kernels > 0 ? 1.0 : 0.0;
+  CHECK_THAT(slow.host_train_step_s, WithinRel(calls + 2.0 * with_backward, 1e-12));
+  // A host of a nanosecond an op: the GPU's own passes, op after op, but for the first call.
+  o.runtime = runtime_text("host.forward_op = 1 ns source \"a test\"");
+  const engine::Totals fed = engine::simulate(net, a100(), o).totals;
+  CHECK_THAT(fed.time_fwd_s, WithinRel(plain.totals.time_fwd_s + 1e-9, 1e-12));
+  CHECK_THAT(fed.time_train_step_s, WithinRel(plain.totals.time_train_step_s + 1e-9, 1e-12));
+}
+
+TEST_CASE("the eager host against PyTorch on an H100 it was not fitted on: ResNet-50 at batch 1, the step's wall time") {
+  // validate/measured/h100-sxm5-2026-11-27/networks.csv (three runs, the median of their medians): the
+  // inference forward in bf16 at batch 1 took 5.54 ms of wall time with the GPU busy 0.82 ms of it; the
+  // training step (foreach AdamW, bf16 weights) 32.69 ms with 2.79 ms busy. host.forward_op and
+  // host.backward_op were fitted on other runs and networks (runtimes/pytorch-eager.rt).
+  const ir::Network net = lang::load_network(lang::resolve_network_path("resnet50"), {});
+  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  engine::Options o{.batch = 1, .precision = ir::Precision::BF16};
+  o.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("pytorch-eager")));
+  CHECK_THAT(engine::simulate(net, h100, o).totals.time_fwd_s, WithinRel(5.54e-3, 0.15));
+  o.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("pytorch-foreach")));
+  o.optimizer = engine::Optimizer::AdamW;
+  o.master_weights = false;
+  CHECK_THAT(engine::simulate(net, h100, o).totals.time_train_step_s, WithinRel(32.69e-3, 0.15));
 }
 
 TEST_CASE("logits for the last position only: a prefill's lm_head sees one position, exactly") {

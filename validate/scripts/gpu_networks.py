@@ -306,18 +306,23 @@ def case_rows(cases):
 
 def predict(cases, hw, simulate, out):
     """Ridge's time for every row, before the GPU runs them (no GPU needed): the blind predictions."""
-    import shlex
     import subprocess
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from measured_compare import network_command
     with open(out, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["network", "mode", "dtype", "batch", "seq_len", "kernel_model_ms", "flat_model_ms", "ridge_command"])
+        # kernel_model_ms and flat_model_ms: the GPU alone (against the busy time); eager_host_ms: the
+        # kernel model under the Python host that issues the kernels (against the wall time).
+        writer.writerow(["network", "mode", "dtype", "batch", "seq_len", "kernel_model_ms", "flat_model_ms", "eager_host_ms", "ridge_command"])
         for network, mode, dtype_name, batch, seq, command in case_rows(cases):
             times = []
-            for model in ("micro", "flat"):
-                cmd = [simulate] + shlex.split(command.replace("hw/<gpu>.hw", hw))[1:] + ["--format", "json", "--kernel-model", model]
+            row = dict(ridge_command=command, mode=mode, dtype=dtype_name)
+            ns = argparse.Namespace(simulate=simulate, as_run=False)
+            for model, host in (("micro", False), ("flat", False), ("micro", True)):
+                cmd = network_command(ns, row, hw, model, host=host)
                 run = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["runs"][0]
                 times.append((run["time_train_step_s"] if mode == "train" else run["time_fwd_s"]) * 1e3)
-            writer.writerow([network, mode, dtype_name, batch, seq or "", f"{times[0]:.3f}", f"{times[1]:.3f}", command])
+            writer.writerow([network, mode, dtype_name, batch, seq or "", f"{times[0]:.3f}", f"{times[1]:.3f}", f"{times[2]:.3f}", command])
 
 
 def main():
