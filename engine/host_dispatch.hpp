@@ -26,8 +26,6 @@ class HostClock {
     host_ += host_s;
     gpu_ = std::max(gpu_, host_) + device_s;
   }
-  // Work on the GPU the host does not wait on (an optimizer's kernels issued together).
-  void device_only(double device_s) { gpu_ = std::max(gpu_, host_) + device_s; }
   double gpu_s() const { return gpu_; }
   double host_s() const { return host_; }
 
