@@ -4,7 +4,7 @@
 // forward: a call from Python, views included) and `host.backward_op` (every layer with a backward:
 // autograd's node and its launches) is timed by this clock; without them the GPU is taken as always
 // fed (the device's own launch overhead per kernel, as timing.hpp has it), as under CUDA graphs or a
-// large enough batch.
+// large enough batch. runtimes/pytorch-python.rt gives them.
 //
 //   host_i  = host_{i-1} + h_i                      the host's clock once it has issued op i
 //   gpu_i   = max(gpu_{i-1}, host_i) + d_i          the GPU's clock once it has run op i (d_i: its time)

@@ -108,7 +108,7 @@ struct Report {
   std::int64_t batch = 1;
   ir::Precision precision = ir::Precision::FP32;
   std::string optimizer = "sgd";  // the training step's: "sgd" (with momentum), "adam", "adamw"
-  std::string runtime = "none";   // the software stack (Options::runtime's id); none: the GPU's own time, always fed
+  std::string runtime = "pytorch-eager";   // the software stack (Options::runtime's id; eager without one)
   DeviceSummary device;
   std::vector<LayerRow> layers;   // every IR layer, input included, in topological order
   Totals totals;

@@ -8,7 +8,8 @@
 //     (generation.cpp);
 //   - which layers run as one kernel, and what that saves (engine/fusion.hpp, applied in simulate.cpp's
 //     workload).
-// With no runtime every result is the GPU's own, the GPU always fed.
+// With no runtime, or pytorch-eager (which says nothing), every result is as before: the GPU's own,
+// the GPU always fed.
 #pragma once
 
 #include "lang/ir/network.hpp"

@@ -2,7 +2,7 @@
 // network is (.net) and what the device is (.hw). `runtimes/*.rt` describe them, in the `.hw`
 // language with `runtime "NAME" { ... }` for `device`; docs/language.md lists the keys. A runtime
 // changes predictions only where it says something: absent keys leave the network's and the device's
-// own figures (runtimes/pytorch-eager.rt gives only the Python host's time per op).
+// own figures (runtimes/pytorch-eager.rt says nothing, and every result stays as it was).
 #pragma once
 
 #include "lang/ir/device.hpp"

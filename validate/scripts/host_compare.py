@@ -4,8 +4,8 @@ its predictions on the runs it was not fitted on.
 
 Eager PyTorch issues a network's kernels from Python one op at a time. Where the host issues them
 slower than the GPU runs them (small kernels, a small batch, a training step's autograd), the step's
-wall time exceeds the GPU's busy time. runtimes/pytorch-eager.rt (and pytorch-foreach.rt) give the
-host's time per op, `host.forward_op` and `host.backward_op`; this script fits them and checks them.
+wall time exceeds the GPU's busy time. runtimes/pytorch-python.rt gives the host's time per op,
+`host.forward_op` and `host.backward_op`; this script fits them and checks them.
 
 The split (a constant may be fitted on FIT_FOLDERS' rows and on no other):
   fit        validate/measured/h200-sxm-2026-11-26 and h100-sxm5-2026-11-26, the first two runs
@@ -22,9 +22,9 @@ backward (simulate's per-layer rows; a layer with a backward time has one):
 optimizer's time is left out (its own column in networks.csv; the model times it on the GPU).
 
 Then every case is simulated twice on the folder's catalogue .hw with the kernel model: as the GPU
-alone (no runtime; the device's launch overhead) and under the eager host (--runtime pytorch-eager
-for inference, pytorch-foreach for a training step, as gpu_networks.py ran it: foreach AdamW, bf16
-weights without an fp32 master copy). Both are compared with the wall time; the GPU alone also with
+alone (the device's launch overhead) and under the eager host (--runtime pytorch-python), each as
+gpu_networks.py ran it (a training step with torch.optim's foreach update, bf16 weights without an
+fp32 master copy). Both are compared with the wall time; the GPU alone also with
 the busy time. The median absolute errors are printed for the fit and the predicted cases.
 
   validate/scripts/host_compare.py               # the summary (docs/gpu.md's)

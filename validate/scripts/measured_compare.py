@@ -246,26 +246,9 @@ def compare_kernels(args, folder, hw):
     table("## Kernels (median absolute error over the predicted cases; PyTorch's default attention)", coarse)
 
 
-def gpu_alone(cmd):
-    """A case's command without the eager host (engine/host_dispatch.hpp): the GPU's time, what the busy
-    time measures. pytorch-eager.rt's host goes with the runtime; pytorch-foreach.rt's optimizer stays."""
-    out = list(cmd)
-    while "--runtime" in out:
-        i = out.index("--runtime")
-        name = out[i + 1]
-        del out[i:i + 2]
-        if name == "pytorch-foreach":
-            out[i:i] = ["--runtime", str(REPO / "validate" / "nets" / "foreach-gpu-only.rt")]
-            break
-        if name != "pytorch-eager":
-            out[i:i] = ["--runtime", name]
-            break
-    return out
-
-
 def network_command(args, row, hw, model, host=False):
-    """simulate's command for a network case: the GPU alone (host=False), or under the eager host that ran
-    it (host=True: pytorch-eager.rt, or pytorch-foreach.rt for a training step recorded with it or --as-run)."""
+    """simulate's command for a network case: the GPU alone (host=False), or with the Python host that ran
+    it (host=True: runtimes/pytorch-python.rt, which also runs the foreach update gpu_networks.py's steps ran)."""
     cmd = shlex.split(row["ridge_command"].replace("hw/<gpu>.hw", str(hw)))
     if row["mode"] == "train" and args.as_run:
         # The step as gpu_networks.py runs it: torch.optim's foreach update, and in bf16 the weights and
@@ -275,9 +258,11 @@ def network_command(args, row, hw, model, host=False):
             cmd += ["--runtime", "pytorch-foreach"]
         if row["dtype"] in ("bf16", "fp16") and "--no-master-weights" not in cmd:
             cmd += ["--no-master-weights"]
-    if host and "--runtime" not in cmd:
-        cmd += ["--runtime", "pytorch-eager"]
-    cmd = cmd if host else gpu_alone(cmd)
+    if host:
+        if "--runtime" in cmd:
+            i = cmd.index("--runtime")
+            del cmd[i:i + 2]
+        cmd += ["--runtime", "pytorch-python"]
     return [args.simulate] + cmd[1:] + ["--format", "json", "--kernel-model", model]
 
 
