@@ -874,6 +874,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (rt->attention) said += ", attention kernel " + *rt->attention;
     if (rt->last_position_logits) said += ", a prefill's logits for the last position only";
     if (rt->step_overhead) said += ", host " + std::to_string(rt->step_overhead->value * 1e3).substr(0, 5) + " ms a pass";
+    if (rt->host_forward_op || rt->host_backward_op) said += ", the host issuing each op (below)";
+    if (rt->optimizer != "fused") said += ", a " + rt->optimizer + " update";
     r.notes.push_back(note("report-runtime", "runtime " + rt->id + " (" + rt->name + ", " + rt->version + ")" +
                                                  (said.empty() ? ": as the network and device say" : said)));
   }
