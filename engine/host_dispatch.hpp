@@ -21,10 +21,13 @@ namespace ridge::engine {
 
 class HostClock {
  public:
-  // The host issues one op (host_s) and the GPU runs it (device_s) once both are ready.
-  void issue(double host_s, double device_s) {
+  // The host issues one op (host_s) and the GPU runs it (device_s) once both are ready; returns when
+  // the GPU starts it.
+  double issue(double host_s, double device_s) {
     host_ += host_s;
-    gpu_ = std::max(gpu_, host_) + device_s;
+    const double start = std::max(gpu_, host_);
+    gpu_ = start + device_s;
+    return start;
   }
   double gpu_s() const { return gpu_; }
   double host_s() const { return host_; }

@@ -76,6 +76,9 @@ struct Totals {
   // The host's time issuing the inference forward and the training step, where the runtime times
   // the host (engine/host_dispatch.hpp; the times above then follow its clock); 0 otherwise.
   double host_fwd_s = 0.0, host_train_step_s = 0.0;
+  // The runtime's host time per op those follow (0: the GPU always fed), for renderers that lay the
+  // passes out in time (render/trace.cpp).
+  double host_forward_op_s = 0.0, host_backward_op_s = 0.0;
   double roofline_train_step_s = 0.0;
   double throughput_infer = 0.0;    // samples/s = batch / time_fwd_s
   double throughput_train = 0.0;    // samples/s = batch / time_train_step_s

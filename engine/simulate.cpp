@@ -795,6 +795,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     t.time_bwd_s = step.gpu_s() - forward_end - t.time_recompute_s;
     t.host_fwd_s = inference.host_s();
     t.host_train_step_s = step.host_s();
+    t.host_forward_op_s = forward_op;
+    t.host_backward_op_s = backward_op;
   }
   t.time_train_step_s = t.time_fwd_train_s + t.time_bwd_s + t.time_recompute_s + t.time_update_s;
   t.roofline_train_step_s = t.roofline_fwd_train_s + t.roofline_bwd_s + t.roofline_update_s;

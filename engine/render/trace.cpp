@@ -1,5 +1,6 @@
 #include "engine/render/trace.hpp"
 #include "engine/render/json_writer.hpp"
+#include "engine/host_dispatch.hpp"
 
 #include <algorithm>
 
@@ -57,7 +58,9 @@ std::string build(const Report& r, const Comm& comm) {
       .key("batch_per_device").value(r.batch)
       .key("precision").value(ir::precision_name(r.precision))
       .key("devices").value(comm.devices)
-      .key("time_model").value("PALEO per layer, kernels back to back")
+      .key("time_model").value(r.totals.host_forward_op_s + r.totals.host_backward_op_s > 0
+                                   ? "PALEO per layer, each layer once the host has issued it (engine/host_dispatch.hpp)"
+                                   : "PALEO per layer, kernels back to back")
       .end_object();
   w.key("traceEvents").begin_array();
   metadata(w, "process_name", -1, comm.devices > 1 ? "rank 0 of " + std::to_string(comm.devices) + ": " + r.device.name
@@ -66,20 +69,24 @@ std::string build(const Report& r, const Comm& comm) {
   metadata(w, "thread_name", kComputeTrack, "compute");
   if (comm.devices > 1) metadata(w, "thread_name", kCommTrack, "communication (" + comm.link + ")");
 
-  double t = 0;
-  const double fwd_start = t;
-  for (const LayerRow& row : r.layers) {
-    if (row.time_fwd_train.paleo_s <= 0) continue;   // views and the input run nothing
-    pass_slice(w, row, "forward", row.fwd_train, row.time_fwd_train, t);
-    t += row.time_fwd_train.paleo_s;
+  // The layers in the order the host issues them, each from when the GPU starts it (the engine's clock;
+  // with no host time, back to back). The input is no call.
+  HostClock clock;
+  const double fwd_start = 0.0;
+  for (std::size_t id = 1; id < r.layers.size(); ++id) {
+    const LayerRow& row = r.layers[id];
+    const double start = clock.issue(r.totals.host_forward_op_s, row.time_fwd_train.paleo_s);
+    if (row.time_fwd_train.paleo_s > 0) pass_slice(w, row, "forward", row.fwd_train, row.time_fwd_train, start);   // views run nothing
   }
-  const double bwd_start = t;
-  for (auto it = r.layers.rbegin(); it != r.layers.rend(); ++it) {
-    if (it->time_bwd.paleo_s <= 0) continue;
-    pass_slice(w, *it, "backward", it->bwd, it->time_bwd, t);
-    t += it->time_bwd.paleo_s;
+  const double bwd_start = clock.gpu_s();
+  for (std::size_t id = r.layers.size(); id-- > 1;) {
+    const LayerRow& row = r.layers[id];
+    if (row.bwd.kernels <= 0) continue;
+    const double start = clock.issue(r.totals.host_backward_op_s, row.time_bwd.paleo_s);
+    if (row.time_bwd.paleo_s > 0) pass_slice(w, row, "backward", row.bwd, row.time_bwd, start);
   }
-  const double bwd_end = t;
+  const double bwd_end = clock.gpu_s();
+  double t = bwd_end;
 
   // The all-reduce: after backward, or from its start when overlapped; the update waits for what the
   // engine says is exposed (scaling.hpp's model), not for a time computed here.

@@ -4,6 +4,7 @@
 #include "tests/engine/json_parse.hpp"
 #include "engine/render/trace.hpp"
 #include "engine/scaling.hpp"
+#include "lang/catalogue.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -102,4 +103,28 @@ TEST_CASE("the update slices name the optimizer the step ran (it said SGD under 
     REQUIRE_FALSE(u.empty());
     for (const Json* e : u) CHECK((*e)["args"]["optimizer"].string == label);
   }
+}
+
+TEST_CASE("under a runtime that times the host, each layer starts once the host has issued it and the GPU is free") {
+  // resnet18 at batch 1 under pytorch-python: the host is the bound, so the GPU idles between layers.
+  engine::Options o{.batch = 1};
+  o.runtime = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path("pytorch-python")));
+  const engine::Report r = engine::simulate(testing::network("resnet18"), testing::device("a100-sxm4-40gb"), o);
+  REQUIRE(r.totals.host_forward_op_s > 0);
+  const Json doc = parse(engine::render::trace(r));
+  const auto f = slices(doc, "forward"), b = slices(doc, "backward");
+  REQUIRE(f.size() > 2);
+  // The first layer runs once the host has made one call; each later one no earlier than its call.
+  CHECK_THAT((*f.front())["ts"].number, WithinRel(r.totals.host_forward_op_s * 1e6, 1e-9));
+  double gaps = 0, end = 0;
+  for (const Json* e : f) {
+    CHECK((*e)["ts"].number >= end - 1e-6);
+    gaps += (*e)["ts"].number - end;
+    end = (*e)["ts"].number + (*e)["dur"].number;
+  }
+  CHECK(gaps > 0.5 * end);   // host-bound: the GPU waits more than half the forward
+  // The passes end where the engine's totals say.
+  CHECK_THAT(end, WithinRel(r.totals.time_fwd_train_s * 1e6, 1e-9));
+  const double bwd_end = (*b.back())["ts"].number + (*b.back())["dur"].number;
+  CHECK_THAT(bwd_end, WithinRel((r.totals.time_fwd_train_s + r.totals.time_bwd_s) * 1e6, 1e-9));
 }
