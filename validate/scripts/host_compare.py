@@ -25,7 +25,8 @@ Then every case is simulated twice on the folder's catalogue .hw with the kernel
 alone (the device's launch overhead) and under the eager host (--runtime pytorch-python), each as
 gpu_networks.py ran it (a training step with torch.optim's foreach update, bf16 weights without an
 fp32 master copy). Both are compared with the wall time; the GPU alone also with
-the busy time. The median absolute errors are printed for the fit and the predicted cases.
+the busy time. The median absolute errors are printed for the fit and the predicted cases, the eager
+host's also against each of the three runs alone (run 1 / 2 / 3: the spread a single run would give).
 
   validate/scripts/host_compare.py               # the summary (docs/gpu.md's)
   validate/scripts/host_compare.py --rows        # every case
@@ -53,7 +54,8 @@ def catalogue_hw(folder):
 
 
 def cases():
-    """Every network case of every measured folder: (folder, row, wall ms, busy ms, forward+backward ms)."""
+    """Every network case of every measured folder: (folder, row, wall ms, busy ms, forward+backward ms,
+    {run: that run's wall ms})."""
     fields = ["network", "mode", "dtype", "batch", "seq_len"]
     out = []
     for folder in sorted((REPO / "validate" / "measured").iterdir()):
@@ -64,8 +66,11 @@ def cases():
         wall = measured_cases(rows, fields, "median_ms")
         busy = measured_cases(rows, fields, "busy_ms")
         fb = measured_cases([r for r in rows if r["forward_backward_ms"]], fields, "forward_backward_ms")
+        by_run = {}
+        for r in rows:
+            by_run.setdefault(tuple(r[f] for f in fields), {})[r["run"]] = float(r["median_ms"])
         for key, (row, wall_ms, _) in sorted(wall.items()):
-            out.append((folder, row, wall_ms, busy[key][1], fb[key][1] if key in fb else None))
+            out.append((folder, row, wall_ms, busy[key][1], fb[key][1] if key in fb else None, by_run[key]))
     return out
 
 
@@ -98,11 +103,11 @@ def main():
 
     if args.fit:
         forward, backward = [], []
-        for (folder, row, wall, busy, _), gpu, _ in results:
+        for (folder, row, wall, busy, _, _), gpu, _ in results:
             if folder.name in FIT_FOLDERS and row["mode"] == "inference" and wall > HOST_BOUND * busy:
                 forward.append(wall / layer_counts(gpu)[0])
         forward_op = statistics.median(forward) * 1e-3
-        for (folder, row, wall, busy, fb), gpu, _ in results:
+        for (folder, row, wall, busy, fb, _), gpu, _ in results:
             if folder.name in FIT_FOLDERS and row["mode"] == "train" and wall > HOST_BOUND * busy and fb:
                 layers, with_backward = layer_counts(gpu)
                 backward.append((fb * 1e-3 - layers * forward_op) / with_backward)
@@ -116,28 +121,32 @@ def main():
     if args.rows:
         print("| run | network | mode | dtype | batch | wall ms | GPU busy ms | GPU alone ms | vs busy | vs wall | eager host ms | vs wall |")
         print("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for (folder, row, wall, busy, _), gpu, eager in results:
+    for (folder, row, wall, busy, _, runs), gpu, eager in results:
         time = lambda doc: (doc["runs"][0]["time_train_step_s"] if row["mode"] == "train" else doc["runs"][0]["time_fwd_s"]) * 1e3
         alone, host = time(gpu), time(eager)
         split = "fit" if folder.name in FIT_FOLDERS else "predicted"
         for name, value in (("alone vs busy", alone / busy - 1), ("alone vs wall", alone / wall - 1), ("host vs wall", host / wall - 1)):
             errors.setdefault((split, row["mode"], name), []).append(value)
             errors.setdefault((split, "all", name), []).append(value)
+        for run, run_wall in runs.items():   # each run on its own: the spread of the medians
+            for mode in (row["mode"], "all"):
+                errors.setdefault((split, mode, "host vs run"), {}).setdefault(run, []).append(host / run_wall - 1)
         if args.rows:
             print(f"| {folder.name} | {row['network']} | {row['mode']} | {row['dtype']} | {row['batch']} | {wall:.2f} | {busy:.2f} | "
                   f"{alone:.2f} | {pct(alone / busy - 1)} | {pct(alone / wall - 1)} | {host:.2f} | {pct(host / wall - 1)} |")
     if args.rows:
         print()
-    print("| cases | mode | n | GPU alone vs busy | GPU alone vs wall | **eager host vs wall** | worst, eager host |")
-    print("|---|---|--:|--:|--:|--:|--:|")
+    print("| cases | mode | n | GPU alone vs busy | GPU alone vs wall | **eager host vs wall** | eager host, each run alone | worst, eager host |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|")
     for split in ("fit", "predicted"):
         for mode in ("inference", "train", "all"):
             e = errors.get((split, mode, "host vs wall"), [])
             if not e:
                 continue
             worst = max(e, key=abs)
+            per_run = " / ".join(median_abs(v) for _, v in sorted(errors[(split, mode, "host vs run")].items()))
             print(f"| {split} | {mode} | {len(e)} | {median_abs(errors[(split, mode, 'alone vs busy')])} | "
-                  f"{median_abs(errors[(split, mode, 'alone vs wall')])} | **{median_abs(e)}** | {pct(worst)} |")
+                  f"{median_abs(errors[(split, mode, 'alone vs wall')])} | **{median_abs(e)}** | {per_run} | {pct(worst)} |")
     return 0
 
 
