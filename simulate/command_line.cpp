@@ -30,8 +30,8 @@ void add_options(CLI::App& app, CommandLine& c) {
                  "GPU kernel time: micro (tiles and waves from the .hw's arch.* facts, where it gives them) or flat (one PPP per op class)")
       ->check(CLI::IsMember({"micro", "flat"}));
   app.add_option("--explain", r.explain, "print how one layer's time is derived (its GEMMs' tiles, waves, limits; or PALEO's terms)");
-  app.add_option("--runtime", r.runtime, "the software stack: a runtimes/NAME.rt (pytorch-eager, vllm, tensorrt-llm, ...) or a "
-                                         "FILE.rt: its launch overhead, attention kernel, logits, host time per pass");
+  app.add_option("--runtime", r.runtime, "the software stack: a runtimes/NAME.rt (pytorch-eager, pytorch-python, vllm, tensorrt-llm, ...) or "
+                                         "a FILE.rt: its launch overhead, attention kernel, logits, fusions, host time per op or pass");
   app.add_option("--weights", r.weights, "weight-only quantisation for inference: int8 or int4 (compute stays in --dtype)")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--sparsity", r.sparsity, "2:4: weights pruned to 2 of every 4 values, run at twice the matrix rate at inference "
