@@ -176,6 +176,13 @@ int foreach_launches(double params, int parameterised_layers) {
   return static_cast<int>(std::max({1.0, by_chunks, by_tensors}));
 }
 
+// A time in a note: "12.34 ms".
+std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", 1e3 * seconds);
+  return text;
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string s;
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
@@ -882,11 +889,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                                                  (said.empty() ? ": as the network and device say" : said)));
   }
   if (host_paced) {
-    const auto ms = [](double s) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.2f ms", 1e3 * s);
-      return std::string(text);
-    };
+    const auto ms = milliseconds;
     const auto us = [](const std::optional<ir::Figure>& f) {
       char text[32];
       std::snprintf(text, sizeof text, "%.1f us", f ? 1e6 * f->value : 0.0);
@@ -908,10 +911,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   if (w.mixed && width < 4.0) step_note += "; mixed precision: fp32 master weights and optimizer states";
   r.notes.push_back(note("report-training-step", step_note));
   if (converts && conversion_s > 0.0) {
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.2f", 1e3 * conversion_s);
     r.notes.push_back(note("report-nchw", "channels-first (NCHW) tensors: the tensor-core convolutions' layout conversions take " +
-                                              std::string(ms) + " ms of the training step (--memory-format nhwc: none)"));
+                                              milliseconds(conversion_s) + " of the training step (--memory-format nhwc: none)"));
   }
   if (!d.memory_bytes) r.notes.push_back(warning("report-no-memory-size", "memory: the device gives no memory size; fit unknown"));
   return r;

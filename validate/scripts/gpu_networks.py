@@ -309,6 +309,7 @@ def predict(cases, hw, simulate, out):
     import subprocess
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from measured_compare import network_command
+    ns = argparse.Namespace(simulate=simulate, as_run=False)
     with open(out, "w", newline="") as f:
         writer = csv.writer(f)
         # kernel_model_ms and flat_model_ms: the GPU alone (against the busy time); eager_host_ms: the
@@ -317,7 +318,6 @@ def predict(cases, hw, simulate, out):
         for network, mode, dtype_name, batch, seq, command in case_rows(cases):
             times = []
             row = dict(ridge_command=command, mode=mode, dtype=dtype_name)
-            ns = argparse.Namespace(simulate=simulate, as_run=False)
             for model, host in (("micro", False), ("flat", False), ("micro", True)):
                 cmd = network_command(ns, row, hw, model, host=host)
                 run = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["runs"][0]

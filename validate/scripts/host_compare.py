@@ -38,19 +38,14 @@ import argparse
 import concurrent.futures
 import csv
 import pathlib
-import re
 import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from measured_compare import REPO, measured_cases, median_abs, network_command, pct, run_json  # noqa: E402
+from measured_compare import REPO, catalogue_hw, measured_cases, median_abs, network_command, pct, run_json  # noqa: E402
 
 FIT_FOLDERS = {"h200-sxm-2026-11-26", "h100-sxm5-2026-11-26"}
 HOST_BOUND = 2.0   # a fit case's wall time over its busy time, at least
-
-
-def catalogue_hw(folder):
-    return REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d(-[a-z]+)?$", "", folder.name) + ".hw")
 
 
 def cases():

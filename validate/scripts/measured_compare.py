@@ -246,6 +246,11 @@ def compare_kernels(args, folder, hw):
     table("## Kernels (median absolute error over the predicted cases; PyTorch's default attention)", coarse)
 
 
+def catalogue_hw(folder):
+    """The catalogue .hw of a measured folder's GPU: its name less the date (and a -pm suffix)."""
+    return REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d(-[a-z]+)?$", "", folder.name) + ".hw")
+
+
 def network_command(args, row, hw, model, host=False):
     """simulate's command for a network case: the GPU alone (host=False), or with the Python host that ran
     it (host=True: runtimes/pytorch-python.rt, which also runs the foreach update gpu_networks.py's steps ran)."""
@@ -430,7 +435,7 @@ def main():
     ap.add_argument("--fit", action="store_true", help="print what the fit rows imply for the fitted constants")
     args = ap.parse_args()
     folder = pathlib.Path(args.folder)
-    hw = pathlib.Path(args.hw) if args.hw else REPO / "hw" / (re.sub(r"-\d{4}-\d\d-\d\d(-[a-z]+)?$", "", folder.name) + ".hw")
+    hw = pathlib.Path(args.hw) if args.hw else catalogue_hw(folder)
     try:
         if args.fit:
             fit_attention(args, folder, hw)
