@@ -9,6 +9,7 @@
 //               as every tensor of the IR is.
 // parameter     a view of the weights, broadcast over the batch; backward reduces the batch's
 //               gradient into the weight gradient (1 add per element)
+// buffer        a view of a fixed tensor: no kernel, no gradient
 // attention     B batch, h heads, T queries, S keys, d key width, dv value width:
 //               MACs = B h T S (d + dv) (Q K^T and P V, counted in full with a causal mask too, as
 //               torchvision's GFLOPS and Kaplan et al. count them); 2 FLOPs per score for scale and
@@ -69,6 +70,7 @@ void embedding(const Ctx& c, OpCost& r) {
 }
 
 void parameter(const Ctx& c, OpCost& r) { r.backward = pass(c.out(), c.out() * c.w, c.params * c.w); }
+void buffer(const Ctx&, OpCost&) {}
 
 // A materialised attention's products per (sample, head): forward S = Q K^T and O = P V; backward
 // dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q. Their rows are S, d and dv wide (T never is).
@@ -222,6 +224,7 @@ void gru(const Ctx& c, OpCost& r) { recurrent(c, r, 3, 23); }
 
 std::vector<CostRow> dense_costs() {
   return {{"linear", linear, kSavesInput},       {"matmul", matmul, kSavesInputs}, {"embedding", embedding, kSavesInput}, {"parameter", parameter, kSavesNothing},
+          {"buffer", buffer, kSavesNothing},
           {"attention", attention, Saves{~0u, true}}, {"moe", moe, kSavesInput},       {"lstm", lstm, kSavesInput},
           {"gru", gru, kSavesInput}};
 }

@@ -92,6 +92,7 @@ std::vector<CostRow> pointwise_costs() {
       {"rsqrt", unary<1, 3>, kSavesOutput},
       {"relu", unary<1, 1>, kSavesOutput},
       {"relu6", unary<2, 2>, kSavesInput},
+      {"clamp", unary<2, 2>, kSavesInput},
       {"leaky_relu", unary<2, 2>, kSavesInput},
       {"elu", unary<4, 3>, kSavesInput},
       {"prelu", prelu, kSavesInput},

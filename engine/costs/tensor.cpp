@@ -50,6 +50,12 @@ void amax(const Ctx& c, OpCost& r) {
   r.backward = pass(2.0 * c.in(), (c.in() + 2.0 * c.out()) * c.w, c.in() * c.w);   // x, max, grad
 }
 
+// The L2 norm: a square and an add per element, a square root per result; backward grad * x / norm.
+void norm(const Ctx& c, OpCost& r) {
+  r.forward = pass(2.0 * c.in() + c.out(), c.in() * c.w, c.out() * c.w);
+  r.backward = pass(2.0 * c.in(), (c.in() + 2.0 * c.out()) * c.w, c.in() * c.w);   // x, norm, grad
+}
+
 void softmax(const Ctx& c, OpCost& r) {
   r.forward = pass(5.0 * c.out(), c.in() * c.w, c.out() * c.w);
   // Over the last axis, a row kernel (kernels::softmax_rows); other axes run another kernel.
@@ -84,7 +90,8 @@ std::vector<CostRow> tensor_costs() {
       {"permute", view, kSavesNothing},         {"expand", expand, kSavesNothing},       {"concat", concat, kSavesNothing},
       {"slice", slice, kSavesNothing},          {"gather", gather, kSavesNothing},       {"channel_shuffle", copy_both_ways, kSavesNothing},
       {"pad", copy_both_ways, kSavesNothing},   {"roll", roll, kSavesNothing}, {"mean", mean, kSavesNothing},
-      {"sum", sum, kSavesNothing},              {"amax", amax, Saves{1u, true}},           {"softmax", softmax, kSavesOutput},
+      {"sum", sum, kSavesNothing},              {"amax", amax, Saves{1u, true}},
+      {"norm", norm, Saves{1u, true}},           {"softmax", softmax, kSavesOutput},
       {"log_softmax", softmax, kSavesOutput},  {"dropout", dropout, kSavesNothing},
   };
 }

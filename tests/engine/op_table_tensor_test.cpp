@@ -3,7 +3,7 @@
 // training-mode forward and backward FLOPs, bytes read and bytes written, and backward kernels, for one
 // layer of each of conv_transpose, pixel_shuffle, adaptive_maxpool, upsample (nearest and bilinear),
 // pad, groupnorm, instancenorm (with and without affine), rmsnorm, log_softmax, permute, transpose,
-// roll, mean, expand, sum, amax and gather (op_table_test.cpp pins the others). The expected numbers are
+// roll, mean, expand, sum, amax, gather, buffer and norm (op_table_test.cpp pins the others). The expected numbers are
 // worked by hand from those documented counts and docs/counting.md's byte convention (read inputs + weights,
 // write outputs; backward reads the output gradient, the saved tensors the gradient's formula uses and
 // the weights, writes the input and weight gradients), never from the code under test.
@@ -171,7 +171,9 @@ constexpr const char* kTensorNet = R"(network tensor_ops {
   x = x -> conv(8, 3, pad: 1)
   x = x -> permute([1, 2, 0]) -> transpose(1, 2) -> roll([1, 2], [0, 2])
   x = x -> mean(axes: [2], keepdim: true) -> expand([-1, -1, 4]) -> sum(axes: [0])
-  return x -> gather(3) -> amax(axes: [1], keepdim: true)
+  x = x -> gather(3) -> amax(axes: [1], keepdim: true)
+  b = buffer([3, 1])
+  return add(x, b) -> norm(axes: [0])
 }
 )";
 
@@ -209,6 +211,15 @@ const Row kTensorRows[] = {
     // element: 24; reads 96 B, writes 24 B. Backward g * (x == max), 2 per input element: 48; reads g,
     // the saved input and the saved max (6 + 24 + 6) x 4 = 144 B; writes 96 B.
     {"amax1", {24, 96, 24}, {24, 96, 24}, {48, 144, 96}, 1},
+    // buffer1 [3,1]: a fixed tensor, a view of itself: nothing either way, and no gradient.
+    {"buffer1", {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0},
+    // add1 of amax1 [3,1] and the buffer (6 per batch each): 1 per output = 6; reads 48 B, writes 24 B.
+    // Backward: only amax1 wants a gradient, no broadcast: reads g (24 B), writes 24 B.
+    {"add1", {6, 48, 24}, {6, 48, 24}, {0, 24, 24}, 1},
+    // norm1, the L2 norm over axis 0: [3,1] -> [1] (2 per batch, 8 B). A square and an add per input
+    // element and a square root per result: 2 x 6 + 2 = 14; reads 24 B, writes 8 B. Backward g x / norm,
+    // 2 per input element: 12; reads x, the norm and g: (6 + 2 + 2) x 4 = 40 B; writes 24 B.
+    {"norm1", {14, 24, 8}, {14, 24, 8}, {12, 40, 24}, 1},
 };
 
 const std::vector<Table>& tables() {

@@ -25,7 +25,7 @@ namespace {
 constexpr const char* kOpsNet = R"(network ops {
   input x: [4, 8, 8]
   x = x -> conv(8, 3, pad: 1)
-  x = x -> relu -> relu6 -> sigmoid -> tanh -> silu -> gelu -> hardsigmoid -> hardswish -> softmax
+  x = x -> relu -> relu6 -> clamp(min: -1, max: 1) -> sigmoid -> tanh -> silu -> gelu -> hardsigmoid -> hardswish -> softmax
   x = x -> batchnorm -> layernorm
   m = x -> maxpool(2)
   a = x -> avgpool(2)
@@ -68,6 +68,8 @@ const Row kRows[] = {
     // The documented per-element counts, forward / backward:
     {"relu1", unary_fwd(1), unary_fwd(1), unary_bwd(1), 1},
     {"relu6_1", unary_fwd(2), unary_fwd(2), unary_bwd(2), 1},
+    // clamp1: a comparison against each bound forward; backward g masked by both (reads g and x).
+    {"clamp1", unary_fwd(2), unary_fwd(2), unary_bwd(2), 1},
     {"sigmoid1", unary_fwd(4), unary_fwd(4), unary_bwd(3), 1},
     {"tanh1", unary_fwd(5), unary_fwd(5), unary_bwd(3), 1},
     {"silu1", unary_fwd(5), unary_fwd(5), unary_bwd(9), 1},

@@ -39,6 +39,18 @@ at::Tensor parameter(const Run& r) {
 }
 std::vector<at::Tensor> parameter_init(const Init& i) { return {weight(i.layer.attrs.ints("shape"), 1, i.options).mul_(0.02)}; }
 
+// A fixed tensor (not learned): held as a buffer, broadcast over the batch.
+at::Tensor buffer(const Run& r) {
+  std::vector<std::int64_t> shape{r.batch};
+  const auto s = r.buffers[0].sizes().vec();
+  shape.insert(shape.end(), s.begin(), s.end());
+  return r.buffers[0].unsqueeze(0).expand(shape);
+}
+std::vector<at::Tensor> buffer_init(const Init& i) {
+  i.buffers = {at::rand(i.layer.attrs.ints("shape"), i.options).sub_(0.5)};
+  return {};
+}
+
 // Scaled dot-product attention written out (LibTorch 1.13 has no fused kernel): on the CPU the
 // "flash" choice runs the same math; the cost model is what tells the two apart.
 at::Tensor attention(const Run& r) {
@@ -147,6 +159,7 @@ std::vector<Row> dense_rows() {
           {"matmul", matmul},
           {"embedding", embedding, embedding_init},
           {"parameter", parameter, parameter_init},
+          {"buffer", buffer, buffer_init},
           {"attention", attention},
           {"moe", moe, moe_init},
           {"lstm", lstm, lstm_init},

@@ -33,6 +33,7 @@ at::Tensor sqrt(const Run& r) { return at::sqrt(r.x[0]); }
 at::Tensor rsqrt(const Run& r) { return at::rsqrt(r.x[0]); }
 at::Tensor relu(const Run& r) { return at::relu(r.x[0]); }
 at::Tensor relu6(const Run& r) { return at::hardtanh(r.x[0], 0.0, 6.0); }
+at::Tensor clamp(const Run& r) { return at::clamp(r.x[0], r.a().r("min"), r.a().r("max")); }
 at::Tensor leaky_relu(const Run& r) { return at::leaky_relu(r.x[0], r.a().r("negative_slope")); }
 at::Tensor elu(const Run& r) { return at::elu(r.x[0], r.a().r("alpha")); }
 at::Tensor prelu(const Run& r) { return at::prelu(r.x[0], r.p[0]); }
@@ -52,7 +53,7 @@ std::vector<Row> pointwise_rows() {
   return {{"add", add},         {"sub", sub},         {"mul", mul},
           {"div", div},         {"pow", pow},         {"exp", exp},
           {"sqrt", sqrt},       {"rsqrt", rsqrt},     {"relu", relu},
-          {"relu6", relu6},     {"leaky_relu", leaky_relu},
+          {"relu6", relu6},     {"leaky_relu", leaky_relu}, {"clamp", clamp},
           {"elu", elu},         {"prelu", prelu, prelu_init},
           {"sigmoid", sigmoid}, {"tanh", tanh},       {"silu", silu},
           {"mish", mish},       {"softplus", softplus},

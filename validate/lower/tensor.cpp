@@ -58,6 +58,7 @@ at::Tensor keep_rank(at::Tensor t) { return t.dim() == 1 ? t.unsqueeze(1) : t; }
 at::Tensor mean(const Run& r) { return keep_rank(at::mean(r.x[0], reduce_dims(r), r.a().b("keepdim"))); }
 at::Tensor sum(const Run& r) { return keep_rank(at::sum(r.x[0], reduce_dims(r), r.a().b("keepdim"))); }
 at::Tensor amax(const Run& r) { return keep_rank(at::amax(r.x[0], reduce_dims(r), r.a().b("keepdim"))); }
+at::Tensor norm(const Run& r) { return keep_rank(at::linalg_vector_norm(r.x[0], 2.0, reduce_dims(r), r.a().b("keepdim"))); }
 at::Tensor softmax(const Run& r) { return at::softmax(r.x[0], dim(r.a().i("axis"))); }
 at::Tensor log_softmax(const Run& r) { return at::log_softmax(r.x[0], dim(r.a().i("axis"))); }
 at::Tensor dropout(const Run& r) { return at::dropout(r.x[0], r.a().r("p"), r.training); }
@@ -68,7 +69,7 @@ std::vector<Row> tensor_rows() {
   return {{"flatten", flatten}, {"reshape", reshape}, {"transpose", transpose}, {"permute", permute},
           {"expand", expand},   {"concat", concat},   {"slice", slice},         {"gather", gather},
           {"channel_shuffle", channel_shuffle},       {"pad", pad},             {"roll", roll},
-          {"mean", mean},       {"sum", sum},         {"amax", amax},           {"softmax", softmax},
+          {"mean", mean},       {"sum", sum},         {"amax", amax}, {"norm", norm},           {"softmax", softmax},
           {"log_softmax", log_softmax},               {"dropout", dropout}};
 }
 

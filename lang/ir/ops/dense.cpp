@@ -43,6 +43,12 @@ Shape parameter(const Attrs& a, const In&) {
   return a.ints("shape");
 }
 std::int64_t parameter_weights(const Attrs& a, const In&) { return product(a.ints("shape")); }
+Shape buffer(const Attrs& a, const In&) {
+  if (a.ints("shape").empty()) fail("buffer needs a shape");
+  for (auto d : a.ints("shape"))
+    if (d < 1) fail("buffer dimensions must be positive");
+  return a.ints("shape");
+}
 
 // q [T, heads * d], k [S, kv_heads * d], v [S, kv_heads * dv] -> [T, heads * dv].
 Shape attention(const Attrs& a, const In& in) {
@@ -115,6 +121,9 @@ std::vector<OpSpec> dense_ops() {
        embedding_weights, false, "a table lookup: ids [...] -> [..., dim]"},
       {"parameter", {{"shape", K::Ints}}, C::DataMovement, parameter, parameter_weights, true,
        "a learned tensor, the same for every sample (a class token, position embeddings)"},
+      {"buffer", {{"shape", K::Ints}}, C::DataMovement, buffer, nullptr, true,
+       "a fixed tensor, the same for every sample and not learned (a module's registered buffer: Swin V2's "
+       "relative coordinates table)"},
       {"attention",
        {tensor("q"), tensor("k"), tensor("v"), {"heads", K::Int}, {"kv_heads", K::Int, std::nullopt, "heads"},
         {"causal", K::Bool, B(false)}, {"kernel", K::Word, W("materialized"), {}, {"materialized", "flash", "flash2", "eager", "sdpa"}},

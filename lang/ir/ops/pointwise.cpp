@@ -47,6 +47,8 @@ std::vector<OpSpec> pointwise_ops() {
       unary("rsqrt", "1 / sqrt(x)"),
       unary("relu", "max(x, 0)"),
       unary("relu6", "min(max(x, 0), 6)"),
+      unary("clamp", "min(max(x, min), max) (torch.clamp); a bound not given is float's largest magnitude",
+            {{"min", K::Real, R(-3.4028234663852886e38)}, {"max", K::Real, R(3.4028234663852886e38)}}),
       unary("leaky_relu", "x if x > 0 else negative_slope * x", {{"negative_slope", K::Real, R(0.01)}}),
       unary("elu", "x if x > 0 else alpha * (exp(x) - 1)", {{"alpha", K::Real, R(1.0)}}),
       {"prelu", {tensor("x"), {"num", K::Int, I(1)}}, C::Elementwise, prelu, prelu_weights, false,

@@ -222,6 +222,8 @@ std::vector<OpSpec> tensor_ops() {
       {"mean", reduction(), C::Reduction, reduce, nullptr, false, "mean over per-sample axes (all if none given)"},
       {"sum", reduction(), C::Reduction, reduce, nullptr, false, "sum over per-sample axes"},
       {"amax", reduction(), C::Reduction, reduce, nullptr, false, "maximum over per-sample axes (torch.amax; `max` is the number built-in)"},
+      {"norm", reduction(), C::Reduction, reduce, nullptr, false,
+       "the L2 norm over per-sample axes (torch.linalg.vector_norm; F.normalize's divisor)"},
       {"softmax", {tensor("x"), {"axis", K::Int, I(-1)}}, C::Elementwise, along_axis, nullptr, false, "softmax along an axis"},
       {"log_softmax", {tensor("x"), {"axis", K::Int, I(-1)}}, C::Elementwise, along_axis, nullptr, false,
        "log of softmax along an axis, in one kernel"},
