@@ -8,6 +8,7 @@
 #include "lang/ir/network.hpp"
 
 #include <map>
+#include <set>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -58,6 +59,10 @@ struct OnnxOptions {
   // The graph input's axis that is the batch (0 as most models take it; 1 for a sequence-first
   // recurrent or transformer module, [T, batch, features]).
   int batch_axis = 0;
+  // Initializers that are not learned (a module's registered buffers: ridge.from_torch names them).
+  // An ONNX file cannot tell a buffer from a parameter, so any other initializer read as data is a
+  // learned `parameter`; these become `buffer` layers, not counted as parameters.
+  std::set<std::string> buffers;
 };
 struct OnnxImport {
   ir::Network network;

@@ -176,17 +176,18 @@ PYBIND11_MODULE(_ridge, m) {
         return Network{std::make_shared<const ir::Network>(lang::parse_network(text, file, overrides)), std::move(at), {}};
       }, py::arg("text"), py::arg("file") = "<text>", py::arg("overrides") = lang::Overrides{});
   m.def("parse_onnx", [](const py::bytes& bytes, const std::string& file, const std::map<std::string, std::int64_t>& dims,
-                         bool allow_unknown, int batch_axis) {
+                         bool allow_unknown, int batch_axis, const std::set<std::string>& buffers) {
         std::string data = bytes;   // copied while the GIL is held
         py::gil_scoped_release free;
         lang::OnnxOptions o;
         o.dims = dims;
         o.allow_unknown = allow_unknown;
         o.batch_axis = batch_axis;
+        o.buffers = buffers;
         lang::OnnxImport imported = lang::parse_onnx(data, file, o);
         return Network{std::make_shared<const ir::Network>(std::move(imported.network)), {}, std::move(imported.free_nodes)};
       }, py::arg("data"), py::arg("file") = "<onnx>", py::arg("dims") = std::map<std::string, std::int64_t>{},
-      py::arg("allow_unknown") = false, py::arg("batch_axis") = 0);
+      py::arg("allow_unknown") = false, py::arg("batch_axis") = 0, py::arg("buffers") = std::set<std::string>{});
   m.def("load_device", [](const std::string& path) {
         py::gil_scoped_release free;
         return Device{std::make_shared<const ir::Device>(lang::load_device(path)), path};

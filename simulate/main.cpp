@@ -79,7 +79,7 @@ Paths resolve_paths(simulate::CommandLine& c) {
 // The network, the devices and the further networks, loaded. A further network that declares a name
 // already taken is kept apart: it takes its file's name, then a count.
 simulate::RunInputs load_inputs(const simulate::CommandLine& c, const Paths& p, std::vector<std::string>& free_nodes) {
-  simulate::RunInputs in = simulate::load_run_network(c.network, simulate::overrides(c), {.dims = {}, .allow_unknown = c.allow_unknown, .batch_axis = c.batch_axis}, &free_nodes);
+  simulate::RunInputs in = simulate::load_run_network(c.network, simulate::overrides(c), {.dims = {}, .allow_unknown = c.allow_unknown, .batch_axis = c.batch_axis, .buffers = {}}, &free_nodes);
   for (const std::string& d : c.devices) in.devices.push_back(lang::load_device(d));
   in.device_files = c.devices;
   std::set<std::string> taken{in.network->name};

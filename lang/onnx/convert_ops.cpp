@@ -144,8 +144,12 @@ void gemm(Importer& im, const onnx::NodeProto& n) {
 void matmul(Importer& im, const onnx::NodeProto& n) {
   const Value& a = im.input(n, 0);
   const Value& b = im.input(n, 1);
-  if (a.batched() && !b.is_layer() && !b.weight.empty() && b.dims.size() == 2) {
-    im.set_output(n, 0, linear(im, n, a, b, true, false));
+  // Data times a learned matrix is a linear layer. The data may be the same for every sample: a
+  // learned tensor, a buffer, or what is computed from them (Swin V2's position-bias MLP over its fixed
+  // coordinates table), a linear layer over a batch-independent value, counted per sample as every
+  // value is.
+  if ((a.is_layer() || a.learned()) && !b.is_layer() && b.learned() && b.dims.size() == 2) {
+    im.set_output(n, 0, linear(im, n, im.materialize(a, n), b, true, false));
     return;
   }
   const Value x = im.materialize(n, 0), y = im.materialize(n, 1);
@@ -198,8 +202,11 @@ void clip(Importer& im, const onnx::NodeProto& n) {
     hi = attr_float(n, "max", INFINITY);
   }
   if (lo == 0 && hi == 6) return unary(im, n, "relu6");
-  if (lo == 0 && std::isinf(hi)) return unary(im, n, "relu");
-  im.fail(n, "clips to [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; Ridge models relu ([0, inf)) and relu6 ([0, 6])");
+  if (lo == 0 && std::isinf(hi) && hi > 0) return unary(im, n, "relu");
+  if (std::isnan(lo) || std::isnan(hi) || lo > hi) im.fail(n, "clips to [" + std::to_string(lo) + ", " + std::to_string(hi) + "], an empty range");
+  // An unbounded side is float's largest magnitude, which clamps nothing a tensor holds.
+  constexpr double kLargest = 3.4028234663852886e38;
+  unary(im, n, "clamp", {{"min", std::max(lo, -kLargest)}, {"max", std::min(hi, kLargest)}});
 }
 
 // A number an operand holds: a known constant that is not a learned tensor (or a learned scalar),
@@ -242,6 +249,13 @@ double pow_(double a, double b) { return std::pow(a, b); }
 
 void binary(Importer& im, const onnx::NodeProto& n, std::string_view op, double (*f)(double, double), bool commutative) {
   const Value a = im.input(n, 0), b = im.input(n, 1);
+  // x - x is zeros whatever x holds: known at import when x is not data (torch.onnx's aten::zero as
+  // ridge.from_torch exports it, on a slice of a learned tensor).
+  if (op == "sub" && n.input(0) == n.input(1) && !a.is_layer()) {
+    const std::int64_t elements = element_count_checked(a.dims, "its result");
+    if (elements <= kMaxFoldedElements)
+      return im.set_output(n, 0, Value::constant(a.dims, std::vector<double>(static_cast<std::size_t>(elements), 0.0), a.integral));
+  }
   if (!a.is_layer() && !b.is_layer() && a.data && b.data) {
     Value v = fold_binary(a, b, f, "its result");
     if (op == "div" && v.integral)
@@ -485,6 +499,7 @@ void add_op_converters(std::map<std::string, Converter>& t) {
   t["ReduceMean"] = [](Importer& im, const onnx::NodeProto& n) { reduce(im, n, "mean"); };
   t["ReduceSum"] = [](Importer& im, const onnx::NodeProto& n) { reduce(im, n, "sum"); };
   t["ReduceMax"] = [](Importer& im, const onnx::NodeProto& n) { reduce(im, n, "amax"); };
+  t["ReduceL2"] = [](Importer& im, const onnx::NodeProto& n) { reduce(im, n, "norm"); };
   t["MaxPool"] = [](Importer& im, const onnx::NodeProto& n) { pool(im, n, true); };
   t["AveragePool"] = [](Importer& im, const onnx::NodeProto& n) { pool(im, n, false); };
   t["GlobalAveragePool"] = [](Importer& im, const onnx::NodeProto& n) { global_pool(im, n, "adaptive_avgpool"); };

@@ -670,6 +670,15 @@ void expand_to(Importer& im, const onnx::NodeProto& n, const std::vector<double>
     return im.set_output(n, 0, fold_binary(x, ones, [](double a, double) { return a; }, "its result"));
   }
   const Value v = im.materialize(n, 0);
+  if (v.folded) {
+    // A folded value (a window partition's [batch x windows, ...]) broadcast within each window: the IR
+    // shape keeps the rank, the folded axis as it holds it (F.normalize's norm expanded to its rows).
+    if (batch_axis != v.batch_axis || out.size() != full.size()) im.fail(n, "expands a folded tensor across its batch axis");
+    ir::Shape mine = out;
+    mine[static_cast<std::size_t>(batch_axis)] = im.ir_shape(v)[static_cast<std::size_t>(batch_axis)];
+    if (mine == im.ir_shape(v)) return im.set_output(n, 0, v);
+    return im.set_output(n, 0, im.emit("expand", {v}, {{"shape", mine}}, n, batch_axis));
+  }
   if (batch_axis < 0) {
     if (out == full) return im.set_output(n, 0, v);
     return im.set_output(n, 0, im.emit("expand", {v}, {{"shape", out}}, n, -1));
@@ -802,6 +811,14 @@ void scatter_nd(Importer& im, const onnx::NodeProto& n) {
   const Value& data = im.input(n, 0);
   const Value& indices = im.input(n, 1);
   const Value& updates = im.input(n, 2);
+  // Fixed values written at fixed places of a learned tensor (Swin V2 zeroes the keys' part of a copy of
+  // its qkv bias, x[C:2C] = x[C:2C] - x[C:2C]): the same learned tensor, as Ridge counts it (it keeps
+  // no learned values).
+  if (!data.is_layer() && data.learned() && !indices.is_layer() && indices.data && !updates.batched()) {
+    if (updates.is_layer()) im.fail(n, "scatters values computed at run time into the learned tensor '" + data.weight + "'");
+    im.set_output(n, 0, data);
+    return;
+  }
   if (data.is_layer() || indices.is_layer() || updates.is_layer() || !data.data || !indices.data || !updates.data)
     im.fail(n, "scatters into data; Ridge folds ScatterND only where every operand is a constant it knows");
   if (attr_string(n, "reduction", "none") != "none") im.fail(n, "scatters with a reduction; Ridge folds plain ScatterND");

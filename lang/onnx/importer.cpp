@@ -182,6 +182,12 @@ Value Importer::materialize(const onnx::NodeProto& n, int i) { return materializ
 
 Value Importer::materialize(const Value& v, const onnx::NodeProto& n) {
   if (v.is_layer()) return v;
+  if (!v.weight.empty() && options_.buffers.count(v.weight)) {   // a fixed tensor, not learned
+    if (!v.slices.empty()) fail(n, "reads a slice of the buffer '" + v.weight + "' as data; Ridge reads buffers whole");
+    auto [it, added] = buffers_.try_emplace(v.weight, 0);
+    if (added) it->second = emit("buffer", {}, {{"shape", v.dims.empty() ? ir::Shape{1} : v.dims}}, n, -1, v.weight).layer;
+    return Value::of_layer(it->second, -1);
+  }
   if (!v.weight.empty()) {
     Value p;
     if (const auto o = owner(v.weight)) {
@@ -346,13 +352,14 @@ void Importer::convert(int index) {
 void Importer::refuse_folded(const onnx::NodeProto& n) const {
   static const std::set<std::string, std::less<>> kFollows{
       "Reshape", "Transpose", "Gather", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Softmax",
-      "LayerNormalization", "Dropout", "Identity", "Cast", "Shape", "Erf", "Relu", "Gelu", "Sigmoid", "Tanh", "Sqrt"};
+      "LayerNormalization", "Dropout", "Identity", "Cast", "Shape", "Erf", "Relu", "Gelu", "Sigmoid", "Tanh", "Sqrt",
+      "Clip", "Exp", "Expand", "ReduceL2", "ReduceMean", "ReduceSum", "ReduceMax"};
   for (int i = 0; i < n.input_size(); ++i) {
     if (!has_input(n, i) || !has_value(n.input(i)) || !input(n, i).folded) continue;
     if (!kFollows.count(n.op_type()))
       fail(n, "reads a tensor whose batch is folded into axis " + std::to_string(input(n, i).batch_axis) +
                   " (a window partition's [batch x windows, ...]); Ridge follows such a tensor through Reshape, Transpose, "
-                  "Gather, MatMul, Softmax, LayerNormalization and elementwise ops only");
+                  "Gather, MatMul, Softmax, LayerNormalization, Expand, reductions along other axes and elementwise ops only");
   }
 }
 

@@ -82,6 +82,7 @@ class Importer {
   std::map<std::string, ir::LayerId> owners_;            // initializer -> the layer holding it
   std::set<std::string> names_;
   std::set<ir::LayerId> parameters_;                     // `parameter` layers made from initializers
+  std::map<std::string, ir::LayerId> buffers_;           // OnnxOptions::buffers read as data -> their `buffer` layer
   std::vector<std::string> free_nodes_;
   std::int64_t folded_ = 0;                               // elements of the constants folded so far
 };

@@ -222,6 +222,26 @@ def swin_tiny():
            {"input": {0: "batch"}, "output": {0: "batch"}}, fold=False)
 
 
+def swin_v2_tiny():
+    """swin_tiny's shape with Swin V2's blocks and patch merging (torchvision's swin_v2_t family): each
+    block's relative-position bias is a small MLP (2 -> 512 -> heads) over a fixed coordinates buffer,
+    its attention is cosine (F.normalize, a clamped learned logit scale) and it zeroes the keys' part of
+    a copy of its qkv bias (aten::zero, exported as x - x as ridge.from_torch does). Exported without
+    constant folding; the buffers' names are listed in the test. Parameters get small noise first, so the
+    exporter merges no equal-valued tensors."""
+    from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
+    torch.manual_seed(0)
+    model = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                            num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 1e-3)
+    torch.onnx.register_custom_op_symbolic("aten::zero", lambda g, x: g.op("Sub", x, x), 9)
+    export(model, torch.randn(1, 3, 32, 32), os.path.join(OUT, "swin_v2_tiny.onnx"), ["input"],
+           {"input": {0: "batch"}, "output": {0: "batch"}}, fold=False)
+    print("buffers:", sorted(n for n, b in model.named_buffers() if b.is_floating_point()), file=sys.stderr)
+
+
 def fuzz_seeds():
     """Tiny exports for the fuzz target's seed corpus (tests/fuzz/seeds/onnx), kept with their data."""
     out = os.path.join(HERE, "..", "fuzz", "seeds", "onnx")
@@ -248,3 +268,5 @@ if __name__ == "__main__":
         language_models()
     if not which or "swin_tiny" in which:
         swin_tiny()
+    if not which or "swin_v2_tiny" in which:
+        swin_v2_tiny()

@@ -271,3 +271,147 @@ TEST_CASE("a slice of a learned table whose values the file holds counts the who
   CHECK(output_shape(net) == ir::Shape{5, 8});
   CHECK(total_parameters(net) == 128);
 }
+
+namespace {
+
+// Swin V2's relative-position bias: a fixed coordinates buffer `coords` [1, 3, 3, 2] through an MLP
+// (2 -> 8, ReLU, 8 -> 2 heads without bias), the [9, 2] table read through a fixed index of 4, added to
+// x [B, 2, 2, 2] (heads, queries, keys).
+onnx::ModelProto position_bias_mlp() {
+  auto m = model({2, 2, 2});
+  initializer(m, "coords", {1, 3, 3, 2});
+  initializer(m, "w1", {2, 8});
+  initializer(m, "b1", {8});
+  initializer(m, "w2", {8, 2});
+  int64_initializer(m, "rows", {-1, 2});
+  int64_tensor(m, "index", {4}, {0, 4, 5, 8});
+  int64_initializer(m, "grid", {2, 2, 2});
+  node(m, "MatMul", {"coords", "w1"}, {"h"}, "cpb_mlp.0");
+  node(m, "Add", {"h", "b1"}, {"hb"}, "cpb_mlp.0.bias");
+  node(m, "Relu", {"hb"}, {"r"}, "cpb_mlp.1");
+  node(m, "MatMul", {"r", "w2"}, {"t"}, "cpb_mlp.2");
+  node(m, "Reshape", {"t", "rows"}, {"table"}, "table");
+  int_attribute(node(m, "Gather", {"table", "index"}, {"picked"}, "lookup"), "axis", 0);
+  node(m, "Reshape", {"picked", "grid"}, {"g"}, "grid");
+  ints_attribute(node(m, "Transpose", {"g"}, {"bias"}, "heads_first"), "perm", {2, 0, 1});
+  node(m, "Add", {"x", "bias"}, {"y"}, "biased");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("an MLP over a fixed buffer is linear layers over a `buffer`, whose values are not parameters") {
+  const onnx::ModelProto m = position_bias_mlp();
+  lang::OnnxOptions named;
+  named.buffers = {"coords"};
+  const ir::Network net = lang::parse_onnx(m.SerializeAsString(), "defaults.onnx", named).network;
+  CHECK(output_shape(net) == ir::Shape{2, 2, 2});
+  CHECK(count_of(net, "buffer") == 1);
+  CHECK(count_of(net, "linear") == 2);
+  CHECK(count_of(net, "parameter") == 1);   // b1, added to the first linear's output
+  // w1 and b1 (16 + 8) and w2 (16): the coordinates are not learned.
+  CHECK(total_parameters(net) == 40);
+  // Per sample: 9 positions x 2 x 8, then 9 x 8 x 2 (the MLP, the same for every sample, is counted with
+  // each as every value is).
+  CHECK(engine_macs(net) == 9.0 * 2 * 8 + 9.0 * 8 * 2);
+  // Without the name, an ONNX file cannot tell the buffer from a learned tensor: its 18 values count.
+  const ir::Network unnamed = import(m);
+  CHECK(count_of(unnamed, "parameter") == 2);
+  CHECK(total_parameters(unnamed) == 40 + 18);
+}
+
+TEST_CASE("zeros written at fixed places of a copy of a learned bias leave it the same learned bias") {
+  // Swin V2's qkv: bias = b.clone(); bias[2:4].zero_() (exported as b[2:4] - b[2:4] and a ScatterND),
+  // then x [B, 3, 4] times w [4, 6] plus that bias: a linear layer and the bias added (a `parameter`),
+  // 24 + 6 parameters.
+  auto m = model({3, 4});
+  initializer(m, "w", {4, 6});
+  initializer(m, "b", {6});
+  int64_initializer(m, "two", {2});
+  int64_initializer(m, "four", {4});
+  int64_initializer(m, "axis0", {0});
+  int64_tensor(m, "where", {2, 1}, {2, 3});
+  node(m, "Slice", {"b", "two", "four", "axis0"}, {"keys"}, "keys");
+  node(m, "Sub", {"keys", "keys"}, {"zeros"}, "zero");
+  node(m, "ScatterND", {"b", "where", "zeros"}, {"bias"}, "scatter");
+  node(m, "MatMul", {"x", "w"}, {"h"}, "qkv");
+  node(m, "Add", {"bias", "h"}, {"y"}, "qkv.bias");
+  const ir::Network net = import(m);
+  CHECK(output_shape(net) == ir::Shape{3, 6});
+  CHECK(total_parameters(net) == 24 + 6);
+  CHECK(count_of(net, "linear") == 1);
+  CHECK(count_of(net, "parameter") == 1);
+  CHECK(count_of(net, "sub") == 0);   // the zeros were known at import
+  // Values computed at run time written into a learned tensor are refused, not counted as it.
+  auto data = model({2});
+  initializer(data, "b", {2});
+  int64_tensor(data, "where", {2, 1}, {0, 1});
+  node(data, "ScatterND", {"b", "where", "x"}, {"y"}, "scatter");
+  CHECK(error_of(data).find("scatters into data") != std::string::npos);
+}
+
+TEST_CASE("cosine attention's norm, clamps and expand follow a batch folded into the windows") {
+  // F.normalize over the last axis of windows [B * 4, 16, 8] (x [B, 2, 4, 2, 4, 8] partitioned): a norm
+  // [.., 1] clamped below at 1e-12, expanded back to the rows and divided into them; a learned scale
+  // [2, 1, 1] clamped above at log(100) and exponentiated (the logit scale).
+  auto m = model({8, 8, 8});
+  int64_initializer(m, "split", {-1, 2, 4, 2, 4, 8});
+  int64_initializer(m, "windows", {-1, 16, 8});
+  int64_initializer(m, "last", {-1});
+  int64_initializer(m, "rows", {-1, 16, 8});
+  node(m, "Reshape", {"x", "split"}, {"s"}, "split");
+  ints_attribute(node(m, "Transpose", {"s"}, {"p"}, "partition"), "perm", {0, 1, 3, 2, 4, 5});
+  node(m, "Reshape", {"p", "windows"}, {"win"}, "windows");
+  node(m, "ReduceL2", {"win", "last"}, {"norm"}, "norm");
+  auto* eps = initializer(m, "eps", {});
+  eps->add_float_data(1e-12F);
+  node(m, "Clip", {"norm", "eps", ""}, {"clamped"}, "clamp");
+  node(m, "Shape", {"win"}, {"shape"}, "shape");
+  node(m, "Expand", {"clamped", "shape"}, {"wide"}, "expand");
+  node(m, "Div", {"win", "wide"}, {"y"}, "normalize");
+  const ir::Network net = import(m);
+  CHECK(shape_of(net, "norm") == ir::Shape{4, 16, 1});
+  CHECK(shape_of(net, "expand") == ir::Shape{4, 16, 8});
+  CHECK(shape_of(net, "normalize") == ir::Shape{4, 16, 8});
+  CHECK(count_of(net, "norm") == 1);
+  CHECK(count_of(net, "clamp") == 1);
+  // Across the folded axis (the windows' batch) a norm is refused.
+  auto across = model({8, 8, 8});
+  int64_initializer(across, "split", {-1, 2, 4, 2, 4, 8});
+  int64_initializer(across, "windows", {-1, 16, 8});
+  int64_initializer(across, "first", {0});
+  node(across, "Reshape", {"x", "split"}, {"s"}, "split");
+  ints_attribute(node(across, "Transpose", {"s"}, {"p"}, "partition"), "perm", {0, 1, 3, 2, 4, 5});
+  node(across, "Reshape", {"p", "windows"}, {"win"}, "windows");
+  node(across, "ReduceL2", {"win", "first"}, {"y"}, "norm");
+  INFO(error_of(across));
+  CHECK(error_of(across).find("batch") != std::string::npos);
+}
+
+TEST_CASE("torchvision's Swin V2, built small, imports with torch's parameters and the MACs worked by hand") {
+  // tests/onnx/models/swin_v2_tiny.onnx (make_fixtures.py swin_v2_tiny): swin_tiny's shape with V2's
+  // blocks. Parameters (torch's sum(p.numel()): 47,590):
+  //   patch embedding conv 16x3x4x4 + 16, its LayerNorm 2x16                                  816
+  //   stage 1 block x2: norms 2x(2x16), qkv 16x48 + 48, proj 16x16 + 16, logit scale 2,
+  //     bias MLP 2x512 + 512 and 512x2, mlp 16x64 + 64 and 64x16 + 16: 5,842 each           11,684
+  //   patch merging: reduction 64x32 (no bias), then LayerNorm 2x32                          2,112
+  //   stage 2 block x2: norms 2x(2x32), qkv 32x96 + 96, proj 32x32 + 32, logit scale 4,
+  //     bias MLP 2x512 + 512 and 512x4, mlp 32x128 + 128 and 128x32 + 32: 16,292 each       32,584
+  //   final LayerNorm 2x32, head 32x10 + 10                                                    394
+  // MACs per sample: swin_tiny's 966,976 with V2's 16 x 64 x 32 merging (the same), plus each block's
+  // bias MLP over its 7 x 7 coordinates: 49 x 2 x 512 + 49 x 512 x heads (100,352 in stage 1,
+  // 150,528 in stage 2): 966,976 + 2 x 100,352 + 2 x 150,528 = 1,468,736.
+  lang::OnnxOptions o;
+  for (const char* block : {"features.1.0", "features.1.1", "features.3.0", "features.3.1"})
+    o.buffers.insert(std::string(block) + ".attn.relative_coords_table");
+  const ir::Network net = lang::load_onnx(onnx_test::fixture("swin_v2_tiny"), o).network;
+  CHECK(total_parameters(net) == 47590);
+  CHECK(engine_macs(net) == 1468736.0);
+  // The four blocks' coordinate tables hold equal values, and the exporter keeps one initializer for
+  // them (the others read it through Identity): one buffer, read by every block's MLP.
+  CHECK(count_of(net, "buffer") == 1);
+  CHECK(count_of(net, "gather") == 4);
+  CHECK(output_shape(net) == ir::Shape{10});
+  // Read without the buffers' names, the 1 x 7 x 7 x 2 table counts as learned.
+  CHECK(total_parameters(lang::load_onnx(onnx_test::fixture("swin_v2_tiny")).network) == 47590 + 98);
+}
