@@ -167,10 +167,26 @@ def from_torch(model, example_input, *, kwargs=None, dims=None, allow_unknown=Fa
             with open(path, "rb") as f:
                 return f.read()
 
-    def parsed(onnx_bytes):
-        return _ridge.parse_onnx(onnx_bytes, label + ".onnx", dict(dims or {}), allow_unknown, batch_axis)
+    # The module's registered buffers are fixed tensors: where one is read as data (Swin V2's relative
+    # coordinates table, the input of its position-bias MLP) it is not counted as a parameter.
+    buffers = {n for n, _ in model.named_buffers()}
 
-    net = parsed(exported(True))
+    def parsed(onnx_bytes):
+        return _ridge.parse_onnx(onnx_bytes, label + ".onnx", dict(dims or {}), allow_unknown, batch_axis, buffers)
+
+    try:
+        net = parsed(exported(True))
+    except RidgeError as folded_error:
+        # Folding can also break an import: torch folds Swin V2's zeroed slice of its qkv bias into an
+        # initializer of zeros, which the importer cannot tell from a learned tensor. The export without
+        # folding is taken where it imports with exactly the module's parameters.
+        try:
+            unfolded = parsed(exported(False))
+        except RidgeError:
+            raise folded_error from None
+        if unfolded.parameters != sum(p.numel() for p in given.parameters()):
+            raise folded_error from None
+        return unfolded
     # Constant folding (which an LSTM's reordered gate weights need) also folds a learned tensor read
     # through fixed indices (Swin's and MaxViT's relative-position bias tables) into the lookup's larger
     # result, a tensor of its own. Where the count then differs from the module's, the export without
@@ -221,6 +237,11 @@ def _export(model, args, export):
     # forward has been traced in eval mode, before that pass reads it.
     hooks = [model.register_forward_pre_hook(lambda m, a: setattr(m, "training", False)),
              model.register_forward_hook(lambda m, a, out: setattr(m, "training", True))]
+    # torch 1.13's exporter has no symbolic for aten::zero, which Swin V2's attention calls (zeroing the
+    # keys' part of a copy of its qkv bias); while exporting, it is x - x: an elementwise op of x's shape.
+    zero = _missing_symbolic("aten::zero")
+    if zero:
+        torch.onnx.register_custom_op_symbolic("aten::zero", lambda g, x: g.op("Sub", x, x), 9)
     try:
         for p in frozen:
             p.requires_grad_(True)
@@ -230,11 +251,37 @@ def _export(model, args, export):
             warnings.filterwarnings("ignore", message=".*constant folding be turned off.*")
             export(model, args)
     finally:
+        if zero:
+            _forget_symbolic("aten::zero")
         for h in hooks:
             h.remove()
         for p in frozen:
             p.requires_grad_(False)
         model.train(was_training)
+
+
+def _forget_symbolic(op):
+    """Takes the symbolic lent for `op` out of the exporter's registry again. Unregistering leaves an
+    empty entry, on which a later export of `op` fails with "min() arg is an empty sequence" in place
+    of torch's own "not supported" error, so the entry goes too."""
+    import torch
+    from torch.onnx._internal import registration
+
+    torch.onnx.unregister_custom_op_symbolic(op, 9)
+    table = getattr(registration.registry, "_registry", None)
+    group = table.get(op) if isinstance(table, dict) else None
+    if group is not None and not registration.registry.is_registered_op(op, 17):
+        del table[op]
+
+
+def _missing_symbolic(op):
+    """Whether this torch's exporter lacks a symbolic for `op` at every opset (an internal registry; a
+    torch without it is taken to have the symbolic)."""
+    try:
+        from torch.onnx._internal import registration
+    except ImportError:
+        return False
+    return not registration.registry.is_registered_op(op, 17)
 
 
 def _export_failure(model, args, error):
