@@ -9,6 +9,7 @@
 #include "lang/onnx/block_folding.hpp"
 #include "lang/ir/ops.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -68,6 +69,17 @@ std::string value(const ir::AttrValue& v) {
   return out + "]";
 }
 
+// Whether an attribute holds its argument's default: the same value, or for a spatial argument the
+// default on every spatial axis (`stride: 1` is stored as [1, 1]).
+bool at_default(const ir::ParamSpec& p, const ir::AttrValue& v) {
+  if (!p.fallback) return false;
+  if (*p.fallback == v) return true;
+  const auto* one = std::get_if<std::int64_t>(&*p.fallback);
+  const auto* list = std::get_if<std::vector<std::int64_t>>(&v);
+  return p.kind == ir::ParamKind::Spatial && one && list && !list->empty() &&
+         std::all_of(list->begin(), list->end(), [&](std::int64_t x) { return x == *one; });
+}
+
 // `op(inputs, attributes)` for one layer: `var` names the value of an earlier layer, `argument`
 // names the block argument that sets an attribute (empty: write the value).
 std::string call(const ir::Layer& l, const std::function<std::string(ir::LayerId)>& var,
@@ -85,6 +97,9 @@ std::string call(const ir::Layer& l, const std::function<std::string(ir::LayerId
       continue;
     }
     const std::string name = argument(std::string(p.name));
+    // An attribute at its default is left out (`linear(x, out: 8)`, not `..., bias: true`); one a
+    // block argument sets is written whatever its value here.
+    if (name.empty() && at_default(p, *v)) continue;
     const std::string written = name.empty() ? value(*v) : name;
     // A number given for a tensor-or-number argument (`add(x, 0.5)`) is written in its place.
     arg(p.kind == ir::ParamKind::TensorOrNumber ? written : std::string(p.name) + ": " + written);
