@@ -6,6 +6,7 @@ count with torch's own, sum(p.numel() for p in model.parameters()).
   nice validate/scripts/torchvision_walk.py [--only NAME ...] [--routes from_torch,static,preserve]
                                             [--out walk.csv] [--timeout 1800]
   validate/scripts/torchvision_walk.py --tables walk.csv      # the markdown tables of an earlier run
+  validate/scripts/torchvision_walk.py --tables walk.csv --check   # and exit 1 where a check fails
 
 Routes:
   from_torch  ridge.from_torch(model, example): in memory, batch axis dynamic, batch norms preserved.
@@ -21,8 +22,16 @@ export would not do. Input sizes: the DEFAULT weights' transforms' crop size (22
 Inception v3, 240-600 for EfficientNet, 256 for Swin v2, 384 for EfficientNet v2-S ...) unless the
 model is built for a fixed size (ViT: its image_size, 224 without weights); segmentation 520x520 (the
 weights' resize size); video 3x16xHxW with the weights' crop size (112 for the ResNet-3D family, 224
-for S3D and MViT). torchvision 0.14's weights enums carry num_params but no "_ops" (GFLOPS), so MACs
-are reported, not compared with published figures; the routes' MACs are compared with each other.
+for S3D and MViT). torchvision 0.14's weights enums carry num_params but no "_ops" (GFLOPS): the
+published figures come from validate/torchvision_published.csv (each DEFAULT weights enum's
+num_params and _ops in torchvision's later sources, with its file), and a model's MACs are compared
+with them where the walk's input is the published one, to half a unit of the last published digit.
+
+--check (with a walk, or --tables) exits 1 unless every model the issue asks for (all but MViT, which
+issue #38 does not list) imports through from_torch with exactly torch's parameters (or those its
+eval forward uses), at the published MACs; the static and preserve exports may fail only in torch's
+exporter. ctest runs the whole walk with --check as `torchvision_walk` (label slow, not in CI:
+ctest --test-dir build -L slow -R torchvision_walk).
 
 Each model runs in a child process (a crash, an out-of-memory kill or a timeout fails that model
 only); rows are appended to the CSV as they finish. Not part of ctest: the whole catalogue takes
@@ -44,6 +53,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ROUTES = ["from_torch", "static", "preserve"]
 DEVICE = "a100-sxm4-40gb"   # any device: parameters and MACs do not depend on it
+PUBLISHED = os.path.join(ROOT, "validate", "torchvision_published.csv")
+NOT_ASKED = ("mvit_v1_b", "mvit_v2_s")   # issue #38 lists R3D, MC3, R(2+1)D and S3D of the video models
 COLUMNS = ["family", "model", "input", "torch_params", "torch_params_run", "bn_folded", "route", "status", "ridge_params",
            "param_diff", "ridge_gmacs", "seconds", "error"]
 
@@ -259,17 +270,70 @@ def cell(rows, route):
     return f"{d:+,}"
 
 
+def published():
+    """model -> its published row (validate/torchvision_published.csv)."""
+    if not os.path.exists(PUBLISHED):
+        return {}
+    return {r["model"]: r for r in read_csv(PUBLISHED)}
+
+
+def half_unit(text):
+    """Half a unit of the last digit of a published figure: "4.089" -> 0.0005."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return 0.5 * 10 ** -decimals
+
+
+def macs_cell(rows, pub):
+    """Ridge's MACs against the published GFLOPS, where the walk ran at the published input."""
+    gm = sorted({r["ridge_gmacs"] for r in rows.values() if r.get("status") == "ok" and r.get("ridge_gmacs")})
+    p = pub.get(next(iter(rows.values()))["model"]) if rows else None
+    if not p or not p.get("gflops"):
+        return "-", None
+    if p.get("input") and any(r.get("input") and r["input"] != p["input"] for r in rows.values()):
+        return f"{p['gflops']} (at {p['input']})", None
+    if not gm:
+        return p["gflops"], None
+    ok = all(abs(float(g) - float(p["gflops"])) <= half_unit(p["gflops"]) + 5e-5 for g in gm)
+    return f"{p['gflops']} ({'same' if ok else 'differs'})", ok
+
+
+def checks(all_rows):
+    """What --check refuses, one line each."""
+    failures = []
+    pub = published()
+    by = {}
+    for r in all_rows:
+        by.setdefault(r["model"], {})[r["route"]] = r
+    for model, rows in sorted(by.items()):
+        if model in NOT_ASKED:
+            continue
+        if "from_torch" in rows and cell(rows, "from_torch") not in ("exact", "exact (eval)"):
+            failures.append(f"{model}: from_torch {cell(rows, 'from_torch')} {rows['from_torch'].get('error', '')}".strip())
+        for route in ("static", "preserve"):
+            r = rows.get(route)
+            if r and r["status"] != "ok" and not str(r.get("error", "")).startswith("export:"):
+                failures.append(f"{model}: {route} {r.get('error', '')}")
+        if "preserve" in rows and rows["preserve"]["status"] == "ok" and cell(rows, "preserve") not in ("exact", "exact (eval)"):
+            failures.append(f"{model}: preserve {cell(rows, 'preserve')}")
+        text, ok = macs_cell(rows, pub)
+        if ok is False:
+            gm = sorted({r["ridge_gmacs"] for r in rows.values() if r.get("status") == "ok"})
+            failures.append(f"{model}: {' / '.join(gm)} GMACs against the published {text}")
+    return failures
+
+
 def tables(all_rows, routes):
     """A markdown table per family: each model's parameters per route (exact or Ridge minus torch),
     its MACs, and the first line of each failure."""
     out = []
     by = {}
+    pub = published()
     for r in all_rows:
         by.setdefault(r["family"], {}).setdefault(r["model"], {})[r["route"]] = r
     for fam in sorted(by):
         out.append(f"\n### {fam}\n")
-        out.append("| model | input | torch params | " + " | ".join(routes) + " | GMACs | unsupported: reason |")
-        out.append("|---|---|---:|" + "---|" * len(routes) + "---:|---|")
+        out.append("| model | input | torch params | " + " | ".join(routes) + " | GMACs | published GFLOPS | unsupported: reason |")
+        out.append("|---|---|---:|" + "---|" * len(routes) + "---:|---:|---|")
         for model in sorted(by[fam]):
             rows = by[fam][model]
             any_row = next(iter(rows.values()))
@@ -282,7 +346,7 @@ def tables(all_rows, routes):
                 tp_text += f" ({int(run):,} in the eval forward)"
             out.append(f"| {model} | {any_row.get('input', '')} | {tp_text} | "
                        + " | ".join(cell(rows, r) for r in routes)
-                       + f" | {' / '.join(gm) if gm else '-'} | {'; '.join(reasons).replace('|', '/')} |")
+                       + f" | {' / '.join(gm) if gm else '-'} | {macs_cell(rows, pub)[0]} | {'; '.join(reasons).replace('|', '/')} |")
     totals = []
     for route in routes:
         rs = [r for r in all_rows if r["route"] == route]
@@ -308,6 +372,8 @@ def main():
     ap.add_argument("--out", default="torchvision_walk.csv", help="CSV written row by row")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per model, all routes together")
     ap.add_argument("--tables", metavar="CSV", help="print the tables of an earlier run's CSV and stop")
+    ap.add_argument("--check", action="store_true", help="exit 1 where a model issue #38 asks for is not imported "
+                    "exactly at the published MACs (see above)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args()
     a.routes = [r for r in a.routes.split(",") if r]
@@ -319,7 +385,7 @@ def main():
     if a.tables:
         rows = read_csv(a.tables)
         print(tables(rows, [r for r in ROUTES if any(x["route"] == r for x in rows)]))
-        return
+        return report_checks(rows) if a.check else 0
     models = catalogue()
     if a.only:
         unknown = [n for n in a.only if n not in dict(models)]
@@ -346,7 +412,16 @@ def main():
             summary = ", ".join(f"{r['route']} {cell({r['route']: r}, r['route'])}" for r in rows)
             print(f"[{i}/{len(models)}] {name} ({time.time() - start:.0f} s): {summary}", file=sys.stderr, flush=True)
     print(tables(all_rows, a.routes))
+    return report_checks(all_rows) if a.check else 0
+
+
+def report_checks(rows):
+    failures = checks(rows)
+    for f in failures:
+        print(f"check: {f}", file=sys.stderr)
+    print(f"check: {len(failures)} failed", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
