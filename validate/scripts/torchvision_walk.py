@@ -40,6 +40,7 @@ built in build/python (found from this file's location, or PYTHONPATH).
 """
 import argparse
 import csv
+import inspect
 import json
 import os
 import subprocess
@@ -112,6 +113,11 @@ def build(name, fam):
     kwargs = {"weights": None}
     if fam.startswith("segmentation"):
         kwargs["weights_backbone"] = None   # the default backbone weights would be downloaded
+        # FCN's and DeepLabV3's published weights carry the auxiliary classifier (their builders set
+        # aux_loss when given weights), and so do their published parameters and GFLOPS; its head runs
+        # in the eval forward too (the model returns "out" and "aux").
+        if "aux_loss" in inspect.signature(m.get_model_builder(name)).parameters:
+            kwargs["aux_loss"] = True
     return m.get_model(name, **kwargs)
 
 
@@ -315,6 +321,13 @@ def checks(all_rows):
                 failures.append(f"{model}: {route} {r.get('error', '')}")
         if "preserve" in rows and rows["preserve"]["status"] == "ok" and cell(rows, "preserve") not in ("exact", "exact (eval)"):
             failures.append(f"{model}: preserve {cell(rows, 'preserve')}")
+        p = pub.get(model)
+        any_row = next(iter(rows.values()))
+        if p and p.get("num_params") and p.get("input") == any_row.get("input"):
+            built = {str(any_row.get("torch_params", "")), str(any_row.get("torch_params_run", ""))}
+            if p["num_params"] not in built:
+                failures.append(f"{model}: built with {any_row.get('torch_params')} parameters, torchvision publishes "
+                                f"{p['num_params']} ({p['weights']})")
         text, ok = macs_cell(rows, pub)
         if ok is False:
             gm = sorted({r["ridge_gmacs"] for r in rows.values() if r.get("status") == "ok"})
