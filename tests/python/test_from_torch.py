@@ -327,3 +327,17 @@ def test_from_torch_lends_aten_zero_a_symbolic_and_takes_it_back():
     if ridge._missing_symbolic("aten::zero"):
         with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="aten::zero"):
             torch.onnx.export(_ZeroesPartOfItsBias(), torch.randn(1, 4), io.BytesIO(), opset_version=17)
+
+
+@pytest.mark.parametrize("make,example", [
+    (lambda: torch.nn.Conv3d(3, 8, 3, padding=1), (1, 3, 4, 8, 8)),
+    (lambda: torch.nn.Sequential(torch.nn.Conv3d(3, 8, (1, 3, 3), stride=(1, 2, 2)), torch.nn.BatchNorm3d(8), torch.nn.ReLU(),
+                                 torch.nn.MaxPool3d(2), torch.nn.AdaptiveAvgPool3d(1), torch.nn.Flatten(), torch.nn.Linear(8, 5)),
+     (1, 3, 4, 16, 16)),
+])
+def test_from_torch_3d_convolution_modules_count_torch_parameters(make, example):
+    # nn.Conv3d alone, and a small 3-D CNN: torch's own parameter counts (3*8*27 + 8 = 656 for the first).
+    model = make().eval()
+    net = ridge.from_torch(model, torch.randn(*example))
+    assert net.free_nodes == []
+    assert net.parameters == torch_params(model)
