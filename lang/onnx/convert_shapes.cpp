@@ -816,6 +816,8 @@ void scatter_nd(Importer& im, const onnx::NodeProto& n) {
   // no learned values).
   if (!data.is_layer() && data.learned() && !indices.is_layer() && indices.data && !updates.batched()) {
     if (updates.is_layer()) im.fail(n, "scatters values computed at run time into the learned tensor '" + data.weight + "'");
+    // Another learned tensor written into this one would drop its parameters from the count.
+    if (updates.learned()) im.fail(n, "scatters the learned tensor '" + updates.weight + "' into the learned tensor '" + data.weight + "'");
     im.set_output(n, 0, data);
     return;
   }

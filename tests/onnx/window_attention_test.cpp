@@ -348,6 +348,14 @@ TEST_CASE("zeros written at fixed places of a copy of a learned bias leave it th
   int64_tensor(data, "where", {2, 1}, {0, 1});
   node(data, "ScatterND", {"b", "where", "x"}, {"y"}, "scatter");
   CHECK(error_of(data).find("scatters into data") != std::string::npos);
+  // So is another learned tensor, whose parameters the result would otherwise drop.
+  auto learned = model({2});
+  initializer(learned, "b", {2});
+  initializer(learned, "c", {2});
+  int64_tensor(learned, "where", {2, 1}, {0, 1});
+  node(learned, "ScatterND", {"b", "where", "c"}, {"bc"}, "scatter");
+  node(learned, "Add", {"x", "bc"}, {"y"}, "add");
+  CHECK(error_of(learned).find("scatters the learned tensor 'c'") != std::string::npos);
 }
 
 TEST_CASE("cosine attention's norm, clamps and expand follow a batch folded into the windows") {
