@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace ridge::lang::onnx_import {
@@ -205,7 +206,7 @@ void clip(Importer& im, const onnx::NodeProto& n) {
   if (lo == 0 && std::isinf(hi) && hi > 0) return unary(im, n, "relu");
   if (std::isnan(lo) || std::isnan(hi) || lo > hi) im.fail(n, "clips to [" + std::to_string(lo) + ", " + std::to_string(hi) + "], an empty range");
   // An unbounded side is float's largest magnitude, which clamps nothing a tensor holds.
-  constexpr double kLargest = 3.4028234663852886e38;
+  constexpr double kLargest = std::numeric_limits<float>::max();   // clamp's default bounds
   unary(im, n, "clamp", {{"min", std::max(lo, -kLargest)}, {"max", std::min(hi, kLargest)}});
 }
 

@@ -31,21 +31,19 @@ std::vector<at::Tensor> embedding_init(const Init& i) {
   return {weight({i.layer.attrs.i("num"), i.layer.attrs.i("dim")}, 1, i.options)};
 }
 
-at::Tensor parameter(const Run& r) {
-  std::vector<std::int64_t> shape{r.batch};
-  const auto s = r.p[0].sizes().vec();
+// A tensor that is the same for every sample, as a batch of views of it.
+at::Tensor over_batch(const at::Tensor& t, std::int64_t batch) {
+  std::vector<std::int64_t> shape{batch};
+  const auto s = t.sizes().vec();
   shape.insert(shape.end(), s.begin(), s.end());
-  return r.p[0].unsqueeze(0).expand(shape);
+  return t.unsqueeze(0).expand(shape);
 }
+
+at::Tensor parameter(const Run& r) { return over_batch(r.p[0], r.batch); }
 std::vector<at::Tensor> parameter_init(const Init& i) { return {weight(i.layer.attrs.ints("shape"), 1, i.options).mul_(0.02)}; }
 
 // A fixed tensor (not learned): held as a buffer, broadcast over the batch.
-at::Tensor buffer(const Run& r) {
-  std::vector<std::int64_t> shape{r.batch};
-  const auto s = r.buffers[0].sizes().vec();
-  shape.insert(shape.end(), s.begin(), s.end());
-  return r.buffers[0].unsqueeze(0).expand(shape);
-}
+at::Tensor buffer(const Run& r) { return over_batch(r.buffers[0], r.batch); }
 std::vector<at::Tensor> buffer_init(const Init& i) {
   i.buffers = {at::rand(i.layer.attrs.ints("shape"), i.options).sub_(0.5)};
   return {};

@@ -36,19 +36,16 @@ Shape embedding(const Attrs& a, const In& in) {
 }
 std::int64_t embedding_weights(const Attrs& a, const In&) { return checked_mul(a.i("num"), a.i("dim"), "the table"); }
 
-Shape parameter(const Attrs& a, const In&) {
-  if (a.ints("shape").empty()) fail("parameter needs a shape");
+// A tensor with no input, learned (`parameter`) or fixed (`buffer`): its `shape`, checked.
+Shape given_shape(const Attrs& a, std::string_view op) {
+  if (a.ints("shape").empty()) fail(std::string(op) + " needs a shape");
   for (auto d : a.ints("shape"))
-    if (d < 1) fail("parameter dimensions must be positive");
+    if (d < 1) fail(std::string(op) + " dimensions must be positive");
   return a.ints("shape");
 }
+Shape parameter(const Attrs& a, const In&) { return given_shape(a, "parameter"); }
 std::int64_t parameter_weights(const Attrs& a, const In&) { return product(a.ints("shape")); }
-Shape buffer(const Attrs& a, const In&) {
-  if (a.ints("shape").empty()) fail("buffer needs a shape");
-  for (auto d : a.ints("shape"))
-    if (d < 1) fail("buffer dimensions must be positive");
-  return a.ints("shape");
-}
+Shape buffer(const Attrs& a, const In&) { return given_shape(a, "buffer"); }
 
 // q [T, heads * d], k [S, kv_heads * d], v [S, kv_heads * dv] -> [T, heads * dv].
 Shape attention(const Attrs& a, const In& in) {

@@ -2,6 +2,8 @@
 #include "lang/ir/ops/families.hpp"
 #include "lang/ir/ops/rows.hpp"
 
+#include <limits>
+
 namespace ridge::ir::families {
 namespace {
 
@@ -48,7 +50,7 @@ std::vector<OpSpec> pointwise_ops() {
       unary("relu", "max(x, 0)"),
       unary("relu6", "min(max(x, 0), 6)"),
       unary("clamp", "min(max(x, min), max) (torch.clamp); a bound not given is float's largest magnitude",
-            {{"min", K::Real, R(-3.4028234663852886e38)}, {"max", K::Real, R(3.4028234663852886e38)}}),
+            {{"min", K::Real, R(-std::numeric_limits<float>::max())}, {"max", K::Real, R(std::numeric_limits<float>::max())}}),
       unary("leaky_relu", "x if x > 0 else negative_slope * x", {{"negative_slope", K::Real, R(0.01)}}),
       unary("elu", "x if x > 0 else alpha * (exp(x) - 1)", {{"alpha", K::Real, R(1.0)}}),
       {"prelu", {tensor("x"), {"num", K::Int, I(1)}}, C::Elementwise, prelu, prelu_weights, false,
