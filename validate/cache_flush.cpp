@@ -36,6 +36,26 @@ std::size_t cold_cache_flush_bytes(std::size_t last_level_cache) {
   return last_level_cache > 0 ? 2 * last_level_cache : kUnknownCacheFlush;
 }
 
+double cache_that_matters(std::span<const BandwidthPoint> curve) {
+  if (curve.size() < 2) return 0.0;
+  std::vector<BandwidthPoint> points(curve.begin(), curve.end());
+  std::sort(points.begin(), points.end(), [](const BandwidthPoint& a, const BandwidthPoint& b) { return a.bytes < b.bytes; });
+  const double memory = points.back().bandwidth;
+  double cache = 0.0;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    if (!(points[i].bandwidth >= kCacheSpeedup * memory)) break;
+    cache = points[i].bytes;
+  }
+  return cache;
+}
+
+unsigned touch(std::span<const unsigned char> bytes) {
+  constexpr std::size_t kLine = 64;
+  unsigned sum = 0;
+  for (std::size_t i = 0; i < bytes.size(); i += kLine) sum += static_cast<const volatile unsigned char&>(bytes[i]);
+  return sum;
+}
+
 void CacheFlush::operator()() {
   if (buffer_.empty()) return;
   std::fill(buffer_.begin(), buffer_.end(), ++value_);

@@ -26,12 +26,14 @@ namespace {
 // in hw/ (the H200's 60 MiB), about 60 us at an H200's copy rate, outside the pass's CUPTI window.
 constexpr std::size_t kGpuFlushBytes = std::size_t{256} << 20;
 
-std::string percent(double v) {
+std::string format_fixed(double v, int digits) {
   std::ostringstream s;
-  s.precision(1);
-  s << std::fixed << v * 100.0 << " %";
+  s.precision(digits);
+  s << std::fixed << v;
   return s.str();
 }
+
+std::string percent(double v) { return format_fixed(v * 100.0, 1) + " %"; }
 
 std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout) {
   std::string out;
@@ -272,13 +274,29 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
   MeasureOptions measure_options = o.measure;
   std::string cold_timing;
   if (!o.cuda && o.cold_cache) {
-    const std::size_t cache = last_level_cache_bytes();
-    measure_options.flush_bytes = cold_cache_flush_bytes(cache);
+    // The cache that matters from a probe of copy bandwidth against working set; sysfs (on a VM, the
+    // host's cache) only where the probe finds none.
+    const std::size_t reported = last_level_cache_bytes();
+    say("measuring copy bandwidth against working set");
+    result.cache_curve = measure_bandwidth_curve(std::max(std::size_t{1} << 30, 4 * reported), o.ceilings);
+    result.cache_bytes = cache_that_matters(result.cache_curve);
+    const auto cache = static_cast<std::size_t>(result.cache_bytes);
+    measure_options.flush_bytes = cold_cache_flush_bytes(cache > 0 ? cache : reported);
+    const auto mib = [](double bytes) { return std::to_string(static_cast<long long>(bytes / (1 << 20))); };
+    const auto gbs = [](double bandwidth) { return format_fixed(bandwidth / 1e9, 1) + " GB/s"; };
+    const std::string probed =
+        cache > 0 ? "twice the " + mib(result.cache_bytes) + " MiB the cache probe found (copies ran at " +
+                        gbs(std::find_if(result.cache_curve.begin(), result.cache_curve.end(),
+                                         [&](const BandwidthPoint& p) { return p.bytes == result.cache_bytes; })->bandwidth) +
+                        " there, " + gbs(result.cache_curve.back().bandwidth) + " at " + mib(result.cache_curve.back().bytes) +
+                        " MiB; Linux reports " + (reported > 0 ? mib(static_cast<double>(reported)) + " MiB" : std::string("none")) + ")"
+        : reported > 0 ? "twice the " + mib(static_cast<double>(reported)) +
+                             " MiB last-level cache Linux reports (the cache probe found none beating memory " +
+                             format_fixed(kCacheSpeedup, 1) + "-fold)"
+                       : std::string("Linux reports no cache size and the cache probe found none");
     cold_timing = "layer passes timed cold: " + std::to_string(measure_options.flush_bytes >> 20) +
-                  " MiB written before each timed run (" +
-                  (cache > 0 ? "twice the " + std::to_string(cache >> 20) + " MiB last-level cache Linux reports"
-                             : std::string("Linux reports no cache size")) +
-                  ")";
+                  " MiB written before each timed run (" + probed +
+                  "), then what the network has just written (the inputs, the incoming gradient) read back";
     result.notes.push_back(cold_timing + "; --warm-cache times them warm");
   }
   if (o.cuda && o.cold_cache) {

@@ -101,6 +101,10 @@ struct CalibrationResult {
   double copy_bandwidth = 0.0;
   double first_touch = 0.0;    // B/s of fresh pages (CPU; 0 on a GPU or where not measurable)
   double dispatch_overhead = 0.0;   // s per op that does no work (0 when not measured)
+  // CPU, timed cold: copy bandwidth against working set, and the cache that matters it found
+  // (cache_flush.hpp; 0: none).
+  std::vector<BandwidthPoint> cache_curve;
+  double cache_bytes = 0.0;
   std::vector<LayerComparison> layers;
   std::vector<NetworkComparison> networks;
   // GPU only: device time of every measured layer pass (the median run of each), summed, by kernel

@@ -97,7 +97,14 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
               r.conv_flops / 1e9, r.copy_bandwidth / 1e9);
   if (r.first_touch > 0) std::printf(", fresh pages %.2f GB/s", r.first_touch / 1e9);
   if (r.dispatch_overhead > 0) std::printf(", dispatch %.2f us per op", r.dispatch_overhead * 1e6);
-  std::printf("\n\n");
+  std::printf("\n");
+  if (!r.cache_curve.empty()) {
+    std::printf("Copy bandwidth against working set (GB/s):");
+    for (const validate::BandwidthPoint& p : r.cache_curve)
+      std::printf(" %.0f MiB %.1f%s", p.bytes / (1 << 20), p.bandwidth / 1e9, p.bytes == r.cache_bytes ? " (cache)" : "");
+    std::printf("\n");
+  }
+  std::printf("\n");
   std::printf("Fitted PPP (launch overhead %.2f us per kernel, %s):\n", r.fit.launch_overhead * 1e6,
               r.dispatch_overhead > 0 ? "the measured dispatch" : "fitted");
   for (const auto& [key, g] : r.fit.groups)

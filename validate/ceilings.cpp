@@ -97,4 +97,21 @@ double measure_copy_bandwidth(at::Device device, const CeilingOptions& o) {
   return 2.0 * static_cast<double>(n) * 4.0 / s;
 }
 
+std::vector<BandwidthPoint> measure_bandwidth_curve(std::size_t largest, const CeilingOptions& o) {
+  const at::NoGradGuard no_grad;
+  constexpr std::size_t kSmallest = std::size_t{1} << 20, kMoved = std::size_t{256} << 20;
+  std::vector<BandwidthPoint> curve;
+  for (std::size_t span = kSmallest; span <= largest; span *= 2) {
+    const std::int64_t n = static_cast<std::int64_t>(span / 2 / sizeof(float));
+    const at::Tensor src = at::randn({n}, at::kFloat);
+    at::Tensor dst = at::empty({n}, at::kFloat);
+    const std::size_t copies = std::max<std::size_t>(1, kMoved / span);
+    const double s = best_seconds(at::Device(at::kCPU), o, [&] {
+      for (std::size_t i = 0; i < copies; ++i) dst.copy_(src);
+    });
+    curve.push_back({static_cast<double>(span), static_cast<double>(span) * static_cast<double>(copies) / s});
+  }
+  return curve;
+}
+
 }  // namespace ridge::validate

@@ -3,10 +3,14 @@
 // `.hw` they are the device's figures.
 #pragma once
 
+#include "validate/cache_flush.hpp"
+
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ridge::validate {
 
@@ -27,6 +31,11 @@ double measure_conv_flops(at::Device device, at::ScalarType dtype, const Ceiling
 
 // Bandwidth (B/s) of a device-to-device tensor copy, counting bytes read plus bytes written.
 double measure_copy_bandwidth(at::Device device, const CeilingOptions& options = {});
+
+// The CPU's copy bandwidth against working set (issue #37), for cache_that_matters: copies whose
+// source and destination together span 1 MiB, 2 MiB, 4 MiB, ... up to `largest` bytes; each point
+// the best of the repeats of as many copies as move 256 MiB (one copy beyond that).
+std::vector<BandwidthPoint> measure_bandwidth_curve(std::size_t largest, const CeilingOptions& options = {});
 
 // Seconds to dispatch one op that does no work: the best of the repeats of kDispatchRun back-to-back
 // at::add_out calls on one-element tensors (on a GPU, their launches, synchronised once at the end).

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -28,6 +29,13 @@ std::uint64_t external_id(ir::LayerId layer, int pass, int repeat) {
          static_cast<std::uint64_t>(repeat);
 }
 
+// A CPU tensor's whole storage, as bytes (a view's base included: it was written whole).
+std::span<const unsigned char> bytes_of(const at::Tensor& t) {
+  if (!t.defined() || !t.has_storage() || !t.device().is_cpu()) return {};
+  const c10::Storage& storage = t.storage();
+  return {static_cast<const unsigned char*>(storage.data()), storage.nbytes()};
+}
+
 // Times one pass: CPU by a steady clock around each run, GPU by the device time CUPTI attributes to
 // each run's correlation id. Warm-up first; then repeats until the count or the time budget is spent.
 class PassTimer {
@@ -38,8 +46,10 @@ class PassTimer {
       device_flush_ = at::empty({static_cast<std::int64_t>(o.device_flush_bytes)}, at::TensorOptions().dtype(at::kByte).device(device));
   }
 
+  // `fresh`: what the network has just written when this pass runs (its inputs, or its incoming
+  // gradient), read back into the CPU's caches after each flush.
   template <class Run>
-  PassTiming time(ir::LayerId layer, int pass, Run&& run) {
+  PassTiming time(ir::LayerId layer, int pass, std::span<const at::Tensor> fresh, Run&& run) {
     if (o_.stop && o_.stop->load()) throw Interrupted();
     for (int i = 0; i < o_.warmup; ++i) run();
     if (tracer_) (void)tracer_->collect();   // waits for the device; warm-up work is not this pass's measurement
@@ -48,6 +58,8 @@ class PassTimer {
     for (int r = 0; r < std::max(1, o_.repeats); ++r) {
       if (r > 0 && seconds_since(start) >= o_.budget_s) break;
       flush_();
+      if (flush_.bytes() > 0 && !cuda_)
+        for (const at::Tensor& t : fresh) touched_ += touch(bytes_of(t));
       // Done before the push, and waited for: records without a correlation id (work LibTorch launches
       // from its autograd thread) are tied to the window the device ran them in, so the device must be
       // idle when the window opens. The H100 run showed why: queued but not waited for, the 256 MiB
@@ -123,6 +135,7 @@ class PassTimer {
   cupti::ActivityTracer* tracer_;
   bool cuda_;
   CacheFlush flush_;
+  unsigned touched_ = 0;             // the touched bytes' sum, kept so that the reads stay
   at::Tensor device_flush_;          // GPU: the L2 flush (MeasureOptions::device_flush_bytes); undefined: none
   std::uint64_t flush_value_ = 0;    // a new value each run, as CacheFlush writes
 };
@@ -186,7 +199,7 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
       {
         const at::NoGradGuard no_grad;
         program.set_training(false);
-        lt.forward = timer.time(id, 0, [&] {
+        lt.forward = timer.time(id, 0, args, [&] {
           (void)program.run_layer(id, args);
           sync();
         });
@@ -208,13 +221,13 @@ NetworkTiming measure(TorchProgram& program, std::int64_t batch, const MeasureOp
           grad_args.push_back(a);
         }
         for (const auto& p : program.layer_parameters(id)) wrt.push_back(p);
-        lt.forward_train = timer.time(id, 2, [&] {
+        lt.forward_train = timer.time(id, 2, grad_args, [&] {
           (void)program.run_layer(id, grad_args);
           sync();
         });
         const at::Tensor out = program.run_layer(id, grad_args);
         const at::Tensor grad_out = at::randn_like(out);
-        lt.backward = timer.time(id, 1, [&] {
+        lt.backward = timer.time(id, 1, std::span(&grad_out, 1), [&] {
           (void)torch::autograd::grad({out}, wrt, {grad_out}, /*retain_graph=*/true);
           sync();
         });

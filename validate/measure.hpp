@@ -24,9 +24,10 @@ struct MeasureOptions {
   int warmup = 2;              // runs discarded before timing
   int repeats = 10;            // timed runs (at most)
   double budget_s = 0.5;       // per layer pass: stop repeating once this much time is spent (>= 1 run)
-  // Bytes written before each timed run of a layer pass, so that it reads its weights and inputs from
-  // memory as it does in a network (cache_flush.hpp); 0 times it on the cache its last run left.
-  // CPU caches: calibrate sets it on a CPU only.
+  // Bytes written before each timed run of a layer pass, so that it reads its weights and saved
+  // activations from memory as it does in a network (cache_flush.hpp); what the network has just
+  // written (a forward's inputs, a backward's incoming gradient) is then read back into the cache.
+  // 0 times it on the cache its last run left. CPU caches: calibrate sets it on a CPU only.
   std::size_t flush_bytes = 0;
   // The same on a GPU: device memory written before each timed run, outside the run's CUPTI window, so
   // that the run reads its operands from DRAM, not from the L2 its previous run left (as nvbench does).
