@@ -10,8 +10,9 @@
 //
 // What a network has just written, though, is still in the cache when the next layer reads it: a
 // forward's inputs and a backward's incoming gradient. Flushed with the rest, they were read from
-// memory, and on a 2-core Xeon VM whose L3 holds 128 MiB at twice the memory's bandwidth every
-// held-out network came out 15-45 % slow (docs/results/2026-11-28-xeon-cache.md). So after the flush
+// memory. On a 2-core Xeon VM whose L3 holds 64-128 MiB at twice the memory's bandwidth, the
+// predictions of held-out networks then came out slow, by up to 45 %
+// (docs/results/2026-11-28-xeon-cache.md). So after the flush
 // calibrate reads those tensors back in (touch), and the flush's size comes from a probe of the
 // cache, not from sysfs alone: on a VM sysfs reports the host's cache, of which a guest gets a share.
 #pragma once
@@ -28,9 +29,9 @@ namespace ridge::validate {
 // cannot be read.
 std::size_t last_level_cache_bytes(const std::filesystem::path& cache_dir = "/sys/devices/system/cpu/cpu0/cache");
 
-// What calibrate writes before each timed run on a CPU: twice the last-level cache, or, where Linux
-// does not say how large it is, 128 MiB (beyond the 55 MB L3 of hw/xeon-e5-2699v4-2s.hw, the largest
-// cache in hw/, twice over).
+// What calibrate writes before each timed run on a CPU: twice the given cache (the cache probe's, else
+// sysfs's), or, where neither says how large it is, 128 MiB (beyond the 55 MB L3 of
+// hw/xeon-e5-2699v4-2s.hw, the largest cache in hw/, twice over).
 std::size_t cold_cache_flush_bytes(std::size_t last_level_cache);
 
 // One point of the cache probe: a copy whose source and destination together span `bytes`, and the

@@ -35,6 +35,25 @@ std::string format_fixed(double v, int digits) {
 
 std::string percent(double v) { return format_fixed(v * 100.0, 1) + " %"; }
 
+std::string mebibytes(double bytes) { return std::to_string(static_cast<long long>(bytes / (1 << 20))) + " MiB"; }
+std::string gigabytes_per_s(double bandwidth) { return format_fixed(bandwidth / 1e9, 1) + " GB/s"; }
+
+// Why the CPU flush is the size it is, for the .hw's provenance: the cache the probe found (with its
+// bandwidth there and at the probe's largest set), else what sysfs reports.
+std::string flush_reason(const std::vector<BandwidthPoint>& curve, double cache, std::size_t reported) {
+  const std::string sysfs = reported > 0 ? mebibytes(static_cast<double>(reported)) : std::string("no size");
+  if (cache > 0) {
+    const auto at = std::find_if(curve.begin(), curve.end(), [&](const BandwidthPoint& p) { return p.bytes == cache; });
+    return "twice the " + mebibytes(cache) + " the cache probe found: copies ran at " + gigabytes_per_s(at->bandwidth) +
+           " there and " + gigabytes_per_s(curve.back().bandwidth) + " at " + mebibytes(curve.back().bytes) +
+           "; Linux reports " + sysfs;
+  }
+  if (reported > 0)
+    return "twice the " + sysfs + " last-level cache Linux reports; the cache probe found no working set copied " +
+           format_fixed(kCacheSpeedup, 1) + " times as fast as memory";
+  return "Linux reports no cache size and the cache probe found none";
+}
+
 std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout) {
   std::string out;
   std::size_t probes = 0;
@@ -282,20 +301,8 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     result.cache_bytes = cache_that_matters(result.cache_curve);
     const auto cache = static_cast<std::size_t>(result.cache_bytes);
     measure_options.flush_bytes = cold_cache_flush_bytes(cache > 0 ? cache : reported);
-    const auto mib = [](double bytes) { return std::to_string(static_cast<long long>(bytes / (1 << 20))); };
-    const auto gbs = [](double bandwidth) { return format_fixed(bandwidth / 1e9, 1) + " GB/s"; };
-    const std::string probed =
-        cache > 0 ? "twice the " + mib(result.cache_bytes) + " MiB the cache probe found (copies ran at " +
-                        gbs(std::find_if(result.cache_curve.begin(), result.cache_curve.end(),
-                                         [&](const BandwidthPoint& p) { return p.bytes == result.cache_bytes; })->bandwidth) +
-                        " there, " + gbs(result.cache_curve.back().bandwidth) + " at " + mib(result.cache_curve.back().bytes) +
-                        " MiB; Linux reports " + (reported > 0 ? mib(static_cast<double>(reported)) + " MiB" : std::string("none")) + ")"
-        : reported > 0 ? "twice the " + mib(static_cast<double>(reported)) +
-                             " MiB last-level cache Linux reports (the cache probe found none beating memory " +
-                             format_fixed(kCacheSpeedup, 1) + "-fold)"
-                       : std::string("Linux reports no cache size and the cache probe found none");
     cold_timing = "layer passes timed cold: " + std::to_string(measure_options.flush_bytes >> 20) +
-                  " MiB written before each timed run (" + probed +
+                  " MiB written before each timed run (" + flush_reason(result.cache_curve, result.cache_bytes, reported) +
                   "), then what the network has just written (the inputs, the incoming gradient) read back";
     result.notes.push_back(cold_timing + "; --warm-cache times them warm");
   }

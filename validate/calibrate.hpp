@@ -49,8 +49,9 @@ struct CalibrateOptions {
   // Measure the probes (probes.hpp) beside the networks and fit their layers too, so that the
   // depthwise and reduction classes have layers to fit when the networks have none.
   bool probes = true;
-  // CPU: time each layer pass cold, writing twice the last-level cache before each timed run
-  // (cache_flush.hpp); false times it on the cache its previous run left warm.
+  // CPU: time each layer pass cold, writing twice the cache the probe finds before each timed run,
+  // then reading back the inputs the network has just written (cache_flush.hpp); false times it on the
+  // cache its previous run left warm.
   bool cold_cache = true;
 };
 

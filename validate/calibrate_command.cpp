@@ -77,8 +77,9 @@ ParsedCommand parse_calibrate_command(int argc, const char* const* argv, std::os
                "fit the launch overhead per kernel with the PPP, instead of measuring the dispatch of an op that "
                "does no work and fixing it there (the default)");
   app.add_flag("!--warm-cache", c.cold_cache,
-               "time each layer pass on the cache its previous run left warm (default on a CPU: write twice the "
-               "last-level cache before each timed run, so that weights and inputs come from memory as in a network)");
+               "time each layer pass on the cache its previous run left warm (default on a CPU: before each timed run, "
+               "write twice the cache a bandwidth probe finds, so that weights and saved activations come from "
+               "memory, then read back the inputs the network has just written, as in a network run)");
   app.add_option("NET", nets, "networks to fit (paths or zoo names)")->required();
   try {
     app.parse(argc, argv);
