@@ -12,9 +12,9 @@
 // forward's inputs and a backward's incoming gradient. Flushed with the rest, they were read from
 // memory. On a 2-core Xeon VM whose L3 holds 64-128 MiB at twice the memory's bandwidth, the
 // predictions of held-out networks then came out slow, by up to 45 %
-// (docs/results/2026-11-28-xeon-cache.md). So after the flush
-// calibrate reads those tensors back in (touch), and the flush's size comes from a probe of the
-// cache, not from sysfs alone: on a VM sysfs reports the host's cache, of which a guest gets a share.
+// (docs/results/2026-11-28-xeon-cache.md). So after the flush calibrate reads those tensors back in
+// (touch), and the flush's size comes from a probe of the cache, not from sysfs alone: on a VM sysfs
+// reports the host's cache, of which a guest gets a share.
 #pragma once
 
 #include <cstddef>
@@ -48,8 +48,8 @@ struct BandwidthPoint {
 inline constexpr double kCacheSpeedup = 1.5;
 double cache_that_matters(std::span<const BandwidthPoint> curve);
 
-// Reads one byte of every 64-byte line of `bytes`, so that they are in the cache (a tensor the network
-// has just written); returns their sum, which the caller must use so that the reads are not dropped.
+// Reads one byte of every 64-byte line of `bytes` (volatile reads, which no compiler drops), so that
+// they are in the cache, as a tensor the network has just written is; returns their sum.
 unsigned touch(std::span<const unsigned char> bytes);
 
 // A buffer that, written in full, evicts whatever the caches held (nothing when it is empty).

@@ -59,7 +59,7 @@ class PassTimer {
       if (r > 0 && seconds_since(start) >= o_.budget_s) break;
       flush_();
       if (flush_.bytes() > 0 && !cuda_)
-        for (const at::Tensor& t : fresh) touched_ += touch(bytes_of(t));
+        for (const at::Tensor& t : fresh) (void)touch(bytes_of(t));
       // Done before the push, and waited for: records without a correlation id (work LibTorch launches
       // from its autograd thread) are tied to the window the device ran them in, so the device must be
       // idle when the window opens. The H100 run showed why: queued but not waited for, the 256 MiB
@@ -135,7 +135,6 @@ class PassTimer {
   cupti::ActivityTracer* tracer_;
   bool cuda_;
   CacheFlush flush_;
-  unsigned touched_ = 0;             // the touched bytes' sum, kept so that the reads stay
   at::Tensor device_flush_;          // GPU: the L2 flush (MeasureOptions::device_flush_bytes); undefined: none
   std::uint64_t flush_value_ = 0;    // a new value each run, as CacheFlush writes
 };
