@@ -93,6 +93,9 @@ struct OpCost {
   // A dense convolution whose input channels fill less than one 16-byte vector at this precision: on
   // a GPU, simulate() moves it off the matrix units (ir::OpClass::NarrowConv) unless the runtime pads.
   bool narrow_input = false;
+  // A dense 1x1 convolution of unit stride and dilation: where eager LibTorch runs it outside oneDNN
+  // (engine/cpu_dispatch.hpp), simulate() times it by ir::OpClass::PointwiseNative.
+  bool unit_stride_1x1 = false;
   // The layout conversions a library runs around a tensor-core convolution whose tensors are
   // channels-first (NCHW; Options::memory_format): each activation tensor a call reads is transposed to
   // channels-last and its result back, one streaming kernel each (costs/conv.cpp). Empty for other ops;

@@ -1,5 +1,6 @@
 #include "engine/simulate.hpp"
 
+#include "engine/cpu_dispatch.hpp"
 #include "engine/host_allocator.hpp"
 #include "engine/host_dispatch.hpp"
 #include "engine/layout.hpp"
@@ -635,17 +636,27 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     return c;
   };
   // On a GPU a convolution with under 16 bytes of input channels runs on the CUDA cores unless the
-  // runtime pads its channels (ir::OpClass::NarrowConv): `base` is a layer's costs in the class it
-  // runs in, before the extras.
+  // runtime pads its channels (ir::OpClass::NarrowConv); on a CPU measured on one thread LibTorch runs
+  // a unit-stride 1x1 convolution below batch 16 outside oneDNN (ir::OpClass::PointwiseNative). `base`
+  // is a layer's costs in the class it runs in, before the extras.
   const bool narrow_on_vector = gpu && !(opt.runtime && opt.runtime->pads_narrow_channels);
-  OpCost narrowed;
+  const bool native_1x1 = libtorch_runs_1x1_natively(device, opt.batch, opt.precision);
+  OpCost reclassed;
   const auto base = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = w.cost(id);
-    if (!narrow_on_vector || !c.narrow_input) return c;
-    narrowed = c;
-    narrowed.op_class = ir::OpClass::NarrowConv;
-    narrowed.matrix_unit = false;
-    return narrowed;
+    if (narrow_on_vector && c.narrow_input) {
+      reclassed = c;
+      reclassed.op_class = ir::OpClass::NarrowConv;
+      reclassed.matrix_unit = false;
+      return reclassed;
+    }
+    if (native_1x1 && c.unit_stride_1x1) {
+      reclassed = c;
+      reclassed.op_class = ir::OpClass::PointwiseNative;
+      reclassed.matrix_unit = false;
+      return reclassed;
+    }
+    return c;
   };
   // The layer `effective` last extended: its costs before the extras, and the extras.
   OpCost extended;
@@ -656,7 +667,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   const auto effective = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = base(id);
     const Extras e = extras_of(c, true);
-    if (!e.any() && &c != &narrowed) return c;
+    if (!e.any() && &c != &reclassed) return c;
     extended_base = &c;
     extended_extras = e;
     extended = with_extras(c, e);

@@ -4,6 +4,7 @@
 #include "validate/probes.hpp"
 #include "validate/cupti/tracer.hpp"
 
+#include "engine/cpu_dispatch.hpp"
 #include "engine/simulate.hpp"
 #include "engine/timing.hpp"
 
@@ -16,6 +17,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -57,10 +59,17 @@ std::string flush_reason(const std::vector<BandwidthPoint>& curve, double cache,
 std::string join_names(const std::vector<CalibrationNetwork>& nets, bool holdout) {
   std::string out;
   std::size_t probes = 0;
+  std::map<std::int64_t, std::size_t> probes_at;   // probes measured at a batch of their own
   for (const auto& n : nets)
-    if (n.probe) ++probes;
-    else if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
-  if (!holdout && probes > 0) out += (out.empty() ? "" : " and ") + std::to_string(probes) + " kernel probes";
+    if (n.probe) {
+      ++probes;
+      if (n.batch > 0) ++probes_at[n.batch];
+    } else if (n.holdout == holdout) out += (out.empty() ? "" : ", ") + n.network.name;
+  if (!holdout && probes > 0) {
+    out += (out.empty() ? "" : " and ") + std::to_string(probes) + " kernel probes";
+    for (const auto& [batch, count] : probes_at)
+      out += " (" + std::to_string(count) + " of them at batch " + std::to_string(batch) + ")";
+  }
   return out.empty() ? "none" : out;
 }
 
@@ -267,6 +276,16 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
   result.peak_flops = std::max(result.gemm_flops, result.conv_flops);
   result.copy_bandwidth = measure_copy_bandwidth(device, o.ceilings);
   result.before = starting_device(o, result.peak_flops, result.copy_bandwidth);
+  if (!o.cuda) {
+    // Which kernels LibTorch picks can turn on the thread count (engine/cpu_dispatch.hpp).
+    result.before.measured_threads = ir::Figure{static_cast<double>(at::get_num_threads()),
+                                                "measured by ridge calibrate on " + o.date + " (at::get_num_threads())"};
+    // Where LibTorch runs the pointwise probes natively at this batch, measure them at the batch from
+    // which it runs oneDNN too, so that both classes are fitted.
+    if (o.probes && engine::libtorch_runs_1x1_natively(result.before, o.batch, o.precision))
+      for (ir::Network& probe : pointwise_probes("_b" + std::to_string(engine::kLibTorchOneDnnBatch)))
+        nets.push_back({std::move(probe), false, true, engine::kLibTorchOneDnnBatch});
+  }
   if (!o.cuda) {   // the CUDA caching allocator keeps its memory: no fresh pages to pay for
     result.first_touch = measure_first_touch(o.ceilings);
     if (result.first_touch > 0) {
@@ -315,7 +334,9 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
                            "--warm-cache times them warm");
   }
 
-  const engine::Options sim{.batch = o.batch, .precision = o.precision};
+  const auto options_for = [&](const CalibrationNetwork& cn) {
+    return engine::Options{.batch = cn.batch > 0 ? cn.batch : o.batch, .precision = o.precision};
+  };
   struct Measured {
     const CalibrationNetwork* net;
     engine::Report before;
@@ -325,10 +346,11 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
   std::vector<Measured> measured;
   std::vector<FitSample> samples;
   for (const auto& cn : nets) {
+    const engine::Options sim = options_for(cn);
     say("measuring " + cn.network.name + (cn.holdout ? " (held out)" : cn.probe ? " (probe)" : "") + " at batch " +
-        std::to_string(o.batch));
+        std::to_string(sim.batch));
     TorchProgram program(cn.network, {.device = device, .dtype = dtype});
-    Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, o.batch, measure_options)};
+    Measured m{&cn, engine::simulate(cn.network, result.before, sim), measure(program, sim.batch, measure_options)};
     for (const LayerTiming& lt : m.timing.layers) {
       const auto add_gpu = [&](const PassTiming& t) {
         if (t.gpu) cupti::accumulate(result.gpu_activity, *t.gpu);
@@ -382,7 +404,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
 
   // Predictions before and after, per layer and per network.
   for (const Measured& m : measured) {
-    const engine::Report after = engine::simulate(m.net->network, d, sim);
+    const engine::Report after = engine::simulate(m.net->network, d, options_for(*m.net));
     NetworkComparison nc;
     nc.network = m.net->network.name;
     nc.holdout = m.net->holdout;
@@ -434,7 +456,7 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     ir::Device without = with_fit(result.before, fit_ppp(others, fit_options), fitted, o, launch_source);
     without.measured_peak = d.measured_peak;
     without.measured_bandwidth = d.measured_bandwidth;
-    const engine::Report predicted = engine::simulate(m.net->network, without, sim);
+    const engine::Report predicted = engine::simulate(m.net->network, without, options_for(*m.net));
     result.networks[i].left_out_infer_s = predicted.totals.time_fwd_s;
     result.networks[i].left_out_train_s = predicted.totals.time_train_step_s;
   }

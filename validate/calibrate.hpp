@@ -23,6 +23,7 @@ struct CalibrationNetwork {
   ir::Network network;
   bool holdout = false;   // measured and predicted, never fitted
   bool probe = false;     // fitted by its layers, but no network a user asked about (probes.hpp)
+  std::int64_t batch = 0;   // the batch it is measured at; 0: CalibrateOptions::batch
 };
 
 struct CalibrateOptions {

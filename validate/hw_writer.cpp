@@ -138,6 +138,7 @@ std::string write_hw(const ir::Device& d, const std::string& header) {
   }
   for (const auto& [p, f] : d.measured_peak) w.figure("measured." + std::string(ir::precision_name(p)), f.value, f.source, format_flops);
   if (d.measured_bandwidth) w.figure("measured.bandwidth", d.measured_bandwidth->value, d.measured_bandwidth->source, format_bandwidth);
+  if (d.measured_threads) w.figure("measured.threads", number(d.measured_threads->value), d.measured_threads->source);
   if (d.count > 1) {
     w.out << "  system.count = " << d.count << "\n";
     if (!d.interconnect.empty()) w.out << "  system.interconnect = " << d.interconnect << "\n";

@@ -11,6 +11,7 @@
 
 #include "lang/ir/network.hpp"
 
+#include <string>
 #include <vector>
 
 namespace ridge::validate {
@@ -23,5 +24,9 @@ namespace ridge::validate {
 // Then pointwise probes (the pointwise class: dense 1x1 convolutions), which the classic CNNs hold
 // almost none of: an input, a 1x1 conv to four times the channels, one back, and a global average pool.
 std::vector<ir::Network> kernel_probes();
+// The pointwise probes alone, each network's name ending in `suffix`: calibrate measures them again
+// at batch 16 where LibTorch runs them outside oneDNN at the user's batch (engine/cpu_dispatch.hpp),
+// so that the pointwise class is fitted on the kernel larger batches run.
+std::vector<ir::Network> pointwise_probes(const std::string& suffix = "");
 
 }  // namespace ridge::validate

@@ -103,7 +103,10 @@ void conv(const Ctx& c, OpCost& r) {
     r.matrix_unit = false;
     return;
   }
-  if (groups == 1 && product(c.a().ints("kernel")) == 1) r.op_class = ir::OpClass::Pointwise;
+  if (groups == 1 && product(c.a().ints("kernel")) == 1) {
+    r.op_class = ir::OpClass::Pointwise;
+    r.unit_stride_1x1 = product(c.a().ints("stride")) == 1 && product(c.a().ints("dilation")) == 1;
+  }
   // Under one 16-byte vector of input channels (3 RGB channels; 8 fp16/bf16, 4 tf32/fp32 and 16 int8
   // channels fill one): see ir::OpClass::NarrowConv.
   r.narrow_input = groups == 1 && static_cast<double>(cin) * c.w < kTensorCoreVectorBytes;

@@ -131,6 +131,8 @@ std::string explain(const LayerExplanation& e) {
     out << "model: PALEO ("
         << (e.model == KernelModel::Flat                   ? "--kernel-model flat"
             : e.row.op_class == ir::OpClass::NarrowConv    ? "under 16 bytes of input channels: cuDNN runs it on the CUDA cores"
+            : e.row.op_class == ir::OpClass::PointwiseNative
+                ? "a 1x1 conv below batch 16 on one thread: LibTorch runs it as a BLAS GEMM, not oneDNN"
                                                            : "no kernel model for this layer or device")
         << ")\n";
   for (const PassExplanation& p : e.passes) out << pass_text(e, p);

@@ -18,7 +18,7 @@ namespace {
 
 // Everything a `.hw` key may be, for "unknown key" messages.
 constexpr std::string_view kAllowedKeys =
-    "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, memory.size, "
+    "kind, source, provenance, peak.PREC, matrix.PREC, measured.PREC, measured.bandwidth, measured.threads, memory.size, "
     "memory.bandwidth, l2.size, l2.bandwidth, launch_overhead, price, sparsity, arch.family, arch.units, arch.clock, arch.matrix_clock, "
     "arch.vector.PREC, arch.matrix.PREC, arch.shared_memory, arch.registers, arch.threads, link.NAME.bandwidth, link.NAME.latency, link.NAME.efficiency, "
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
@@ -31,7 +31,7 @@ constexpr std::array<std::string_view, 15> kRuntimeKeys{"source", "version", "pr
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
 std::vector<std::string> spelled_keys(const std::vector<std::string>& parts) {
-  std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "memory.size", "memory.bandwidth",
+  std::vector<std::string> keys{"kind", "source", "provenance", "measured.bandwidth", "measured.threads", "memory.size", "memory.bandwidth",
                                 "l2.size", "l2.bandwidth", "launch_overhead", "price", "sparsity", "arch.family", "arch.units", "arch.clock",
                                 "arch.matrix_clock", "arch.shared_memory", "arch.registers", "arch.threads", "system.count", "system.interconnect", "system.node_size",
                                 "system.node_interconnect", "system.step_overhead", "system.torus", "allocator.first_touch",
@@ -173,11 +173,16 @@ class Checker {
     if (head == "kind" && n == 1) return kind(entry);
     if ((head == "peak" || head == "matrix" || head == "measured") && n == 2) {
       if (head == "measured" && parts[1] == "bandwidth") return assign(device_.measured_bandwidth, entry, Dimension::Bandwidth);
+      if (head == "measured" && parts[1] == "threads") {
+        if (auto f = whole_count(entry, "'measured.threads' takes the whole number of threads the figures were measured on, e.g. 2"))
+          device_.measured_threads = *f;
+        return;
+      }
       const auto precision = ir::precision_from_name(parts[1]);
       if (!precision)
         return error(diag::kHwUnknownKey, entry.key, "unknown precision '" + parts[1] + "' in '" + entry.key.text + "'; expected one of " +
                                                          ir::precision_names() +
-                                                         (head == "measured" ? std::string(", or 'measured.bandwidth'") : std::string()));
+                                                         (head == "measured" ? std::string(", or 'measured.bandwidth' or 'measured.threads'") : std::string()));
       auto& table = head == "peak" ? device_.vector_peak : head == "matrix" ? device_.matrix_peak : device_.measured_peak;
       if (auto f = figure(entry, Dimension::Rate)) table[*precision] = *f;
       return;
@@ -352,7 +357,7 @@ class Checker {
     device_.kind = *kind;
   }
 
-  // A count with no unit: a whole number from 1 to a million (units, threads per unit), with its source.
+  // A count with no unit: a whole number from 1 to a million (units, threads), with its source.
   std::optional<ir::Figure> whole_count(const ast::Entry& entry, const std::string& expected) {
     const auto* quantity = boost::get<ast::Quantity>(&entry.value.get());
     const double v = quantity ? quantity->number : 0.0;

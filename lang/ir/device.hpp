@@ -127,6 +127,10 @@ struct Device {
   // Measured attainable ceilings (empirical roofline), beside the datasheet figures.
   std::map<Precision, Figure> measured_peak;
   std::optional<Figure> measured_bandwidth;
+  // The threads a CPU's measured figures and PPP hold for (LibTorch's intra-op threads when calibrate
+  // measured them): which kernel LibTorch runs can turn on it (engine/cpu_dispatch.hpp). Absent: as
+  // many as the device has.
+  std::optional<Figure> measured_threads;
   // A system of several identical devices and the link between them ("nvlink").
   int count = 1;
   std::string interconnect;

@@ -20,7 +20,7 @@ namespace ridge::ir {
 // The op classes a PPP (platform percent of peak) is given for. The engine maps each op to one
 // (OpSpec::op_class, narrowed by its cost row). Why each class exists is said at its row below.
 enum class OpClass { MatMul, Elementwise, Normalization, Pooling, DataMovement, Depthwise, DepthwiseLarge, Reduction, Pointwise,
-                     NarrowConv };
+                     NarrowConv, PointwiseNative };
 
 // The PPP a class is timed with before calibration: fractions of peak compute and peak bandwidth,
 // the same for every pass. Every catalogue GPU runs on these (no catalogue .hw sets a PPP).
@@ -122,6 +122,17 @@ inline constexpr std::array kOpClasses{
     OpClassRow{.op_class = OpClass::NarrowConv, .name = "narrow_conv", .fallback = OpClass::MatMul,
                .default_ppp = std::nullopt, .matrix_unit = false, .streams = false,
                .plot_label = "conv, few input channels (CUDA cores)"},
+    // PointwiseNative: a 1x1 convolution that LibTorch runs on a CPU outside oneDNN, as one BLAS GEMM per
+    // image (slow_conv2d): fp32, unit stride and dilation, a batch under 16, one intra-op thread
+    // (aten/src/ATen/native/Convolution.cpp, ConvParams::use_mkldnn: "For 1x1 filters, MKLDNN is faster
+    // than THNN when multi-threaded, but THNN is faster when single-threaded"). On a 2-vCPU Xeon VM
+    // it ran at 0.19 of the measured peak where oneDNN's 1x1 ran at 0.8-0.9, so a PPP fitted at batch 8
+    // on one thread predicted batch 16 50-98 % slow (issue #37, docs/results/2026-11-28-native-1x1.md).
+    // simulate() gives a pointwise convolution this class where engine/cpu_dispatch.hpp says LibTorch
+    // runs it so: on a CPU whose .hw records the one thread it was measured on.
+    OpClassRow{.op_class = OpClass::PointwiseNative, .name = "pointwise_native", .fallback = OpClass::Pointwise,
+               .default_ppp = std::nullopt, .matrix_unit = false, .streams = false,
+               .plot_label = "1x1 conv, LibTorch's native GEMM (one thread)"},
 };
 inline constexpr std::size_t kOpClassCount = kOpClasses.size();
 

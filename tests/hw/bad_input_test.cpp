@@ -89,6 +89,8 @@ TEST_CASE("bad .hw input is reported at its line and column with what was expect
        "'arch.units' takes a whole number of units (SMs, cores, TensorCores), e.g. 108"},
       {"thread count with a unit", with_line("arch.threads = 2048 KiB"), 4, 18,
        "'arch.threads' takes a whole number of threads resident per unit, e.g. 2048"},
+      {"fractional measured threads", with_line("measured.threads = 1.5"), 4, 22,
+       "'measured.threads' takes the whole number of threads the figures were measured on, e.g. 2"},
       {"clock in the wrong dimension", with_line("arch.clock = 5 us"), 4, 18,
        "'us' is a time, but 'arch.clock' takes a frequency such as '1.41 GHz'"},
       {"per-clock rate in the wrong dimension", with_line("arch.vector.fp32 = 128 FLOP/s"), 4, 26,

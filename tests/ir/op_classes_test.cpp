@@ -133,7 +133,7 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
     bool matrix_unit, streams;
     std::string_view label;
   };
-  const std::array<Was, 10> was{{
+  const std::array<Was, 11> was{{
       {OpClass::MatMul, "matmul", std::nullopt, {0.5, 0.8}, true, false, "conv / linear / matmul"},
       {OpClass::Elementwise, "elementwise", std::nullopt, {0.5, 0.8}, false, true, "elementwise"},
       {OpClass::Normalization, "normalization", std::nullopt, {0.5, 0.6}, false, true, "normalisation"},
@@ -145,6 +145,8 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
       {OpClass::Reduction, "reduction", OpClass::Pooling, {0.5, 0.7}, false, true, "reduction (global pool, mean, sum)"},
       {OpClass::Pointwise, "pointwise", OpClass::MatMul, {0.5, 0.8}, true, false, "1x1 conv"},
       {OpClass::NarrowConv, "narrow_conv", OpClass::MatMul, {0.5, 0.8}, false, false, "conv, few input channels (CUDA cores)"},
+      {OpClass::PointwiseNative, "pointwise_native", OpClass::Pointwise, {0.5, 0.8}, false, false,
+       "1x1 conv, LibTorch's native GEMM (one thread)"},
   }};
   REQUIRE(kOpClassCount == was.size());
   for (const Was& w : was) {
@@ -159,7 +161,7 @@ TEST_CASE("the op-class table holds what the switches it replaced held") {
   }
   CHECK(op_class_names() ==
         "matmul, elementwise, normalization, pooling, data_movement, depthwise, depthwise_large, reduction, pointwise, "
-        "narrow_conv");
+        "narrow_conv, pointwise_native");
 }
 
 // A new class's .hw key is documented where a reader looks for it: the ppp.CLASS row of the .hw

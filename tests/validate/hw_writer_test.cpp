@@ -30,6 +30,7 @@ ir::Device calibrated_device() {
   d.ppp[{ir::OpClass::Elementwise, std::nullopt}] = {std::nullopt, ir::Figure{1.0, "fit"}};
   d.measured_peak[ir::Precision::FP32] = {120e9, "GEMM"};
   d.measured_bandwidth = ir::Figure{20e9, "copy"};
+  d.measured_threads = ir::Figure{1, "at::get_num_threads()"};
   d.first_touch = ir::Figure{2.37e9, "fresh 64 MiB block"};
   d.mmap_threshold = ir::Figure{32.0 * 1024 * 1024, "glibc"};
   d.provenance = {"calibrated by ridge calibrate on 2025-01-01", "LibTorch 1.13.1"};
@@ -72,6 +73,8 @@ TEST_CASE("a written .hw parses back to the same device") {
   CHECK(ew.memory->value == 1.0);
   CHECK_THAT(back.measured_peak.at(ir::Precision::FP32).value, WithinRel(120e9, 1e-9));
   CHECK_THAT(back.measured_bandwidth->value, WithinRel(20e9, 1e-9));
+  REQUIRE(back.measured_threads);
+  CHECK(*back.measured_threads == *d.measured_threads);   // LibTorch's kernel choice turns on it
   CHECK_THAT(back.first_touch->value, WithinRel(2.37e9, 1e-9));
   CHECK(back.mmap_threshold->value == 32.0 * 1024 * 1024);
   CHECK(back.provenance == d.provenance);
