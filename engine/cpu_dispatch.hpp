@@ -7,7 +7,7 @@
 // MKLDNN is faster than THNN when multi-threaded, but THNN is faster when single-threaded"; the same
 // rule in torch 2.x). The two kernels can run far apart: on a 2-vCPU Xeon VM nn.Conv2d 1x1 256->64
 // on 56x56 maps ran at 28 GFLOP/s at batch 8 and 48 at batch 16, on one thread
-// (docs/results/2026-11-28-native-1x1.md). A PPP fitted on one kernel then times the other wrongly,
+// (docs/results/2026-11-28-xeon-cache.md). A PPP fitted on one kernel then times the other wrongly,
 // so the native one has a class of its own (ir::OpClass::PointwiseNative).
 //
 // The same condition's other half (a batch of one on a map of at most 20480 values also runs
