@@ -123,7 +123,7 @@ TEST_CASE("a squeeze-excite scale stays out of the convolution that makes the te
   CHECK(scales == 16);   // one per MBConv block
 }
 
-TEST_CASE("vLLM's Llama layer: fused residual norms, SiLU-and-multiply and rotary; GPT-2 as PyTorch runs it") {
+TEST_CASE("vLLM's Llama layer: fused residual norms, SiLU-and-multiply and rotary, GPT-2 as PyTorch runs it") {
   // vLLM 0.6's LlamaDecoderLayer.forward runs 9 kernels: fused_add_rms_norm, qkv_proj, rotary_embedding,
   // attention, o_proj, fused_add_rms_norm, gate_up_proj, silu_and_mul, down_proj. The zoo's llama.net
   // writes q, k, v and gate, up as separate projections, and RoPE per projection: 4 kernels more,

@@ -350,7 +350,7 @@ TEST_CASE("a depthwise convolution on a GPU is PALEO's terms plus the fixed time
   CHECK_THAT(dw.time_bwd.device_s, WithinRel(paleo(dw.bwd, dw.ppp_bwd) + 2 * fixed, 1e-12));
 }
 
-TEST_CASE("a row that is not a whole number of 16-byte vectors marks a GEMM unaligned; the token dimension never does") {
+TEST_CASE("a row that is not a whole number of 16-byte vectors marks a GEMM unaligned, the token dimension never does") {
   // GPT-2's lm_head (vocabulary 50,257) against nanoGPT's padded 50,304, and 50,260, which is whole
   // 16-byte vectors at 4 bytes an element but not at 2; 7 tokens (M) is never a row.
   const ridge::ir::Network net = ridge::lang::parse_network(R"(

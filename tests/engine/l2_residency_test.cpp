@@ -32,7 +32,7 @@ const engine::LayerRow& row(const engine::Report& r, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("a value's L2 span is the bytes written from its layer to its last reader; the input and result never fit") {
+TEST_CASE("a value's L2 span is the bytes written from its layer to its last reader, the input and result never fit") {
   // Each ReLU writes E = 1024 x 4 B x batch 8 = 32 KiB and reads no weights.
   const ir::Network net = relu_chain(1024);
   const engine::Workload w = engine::workload(net, {.batch = 8});
@@ -46,7 +46,7 @@ TEST_CASE("a value's L2 span is the bytes written from its layer to its last rea
   CHECK(w.l2_span[4] == inf);
 }
 
-TEST_CASE("at inference a layer whose span fits the L2 moves no DRAM bytes; training, the flat model and a larger span do") {
+TEST_CASE("at inference a layer whose span fits the L2 moves no DRAM bytes, training, the flat model and a larger span do") {
   const auto device = ridge::lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
   const auto facts = kernels::gpu_facts(device, ir::Precision::FP32, false);
   REQUIRE(facts);

@@ -87,7 +87,7 @@ TEST_CASE("a batched matmul copies an operand whose batch axes are not adjacent 
   CHECK(copies_of(swapped, "gram") == engine::layout::Copies{2.0 * 360, 2});
 }
 
-TEST_CASE("softmax, layer norm and a linear over several axes copy a permuted input; elementwise ops keep its layout") {
+TEST_CASE("softmax, layer norm and a linear over several axes copy a permuted input, elementwise ops keep its layout") {
   const ir::Network n = net(
       "  input x: [4, 6, 8]\n"
       "  p = x -> permute([1, 0, 2]) -> relu as kept\n"

@@ -11,7 +11,7 @@
 
 using namespace ridge;
 
-TEST_CASE("measured times pair with layers by name; errors are (predicted - measured) / measured") {
+TEST_CASE("measured times pair with layers by name, errors are (predicted - measured) / measured") {
   const ir::Network net = lang::load_network(std::string(RIDGE_MODELS_DIR) + "/vgg19.net");
   const ir::Device dev = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-40gb.hw");
   const engine::Report r = engine::simulate(net, dev, {.batch = 8});

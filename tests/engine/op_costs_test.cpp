@@ -71,7 +71,7 @@ TEST_CASE("a depthwise conv's MACs divide the input channels by the groups") {
   CHECK_FALSE(c.matrix_unit);   // per-channel dot products of 9: no tensor-core tile to fill
 }
 
-TEST_CASE("a pool over the whole map is a reduction, as mean is; a windowed pool is pooling") {
+TEST_CASE("a pool over the whole map is a reduction, as mean is, a windowed pool is pooling") {
   const ir::Network net = lang::parse_network(
       "network p {\n  input x: [64, 14, 14]\n  y = x -> maxpool(3, stride: 2, pad: 1)\n"
       "  a = y -> adaptive_avgpool(1)\n  b = y -> avgpool(7)\n  c = y -> adaptive_avgpool(2)\n"
@@ -83,7 +83,7 @@ TEST_CASE("a pool over the whole map is a reduction, as mean is; a windowed pool
   CHECK(cost_of(net, "mean1").op_class == ir::OpClass::Reduction);
 }
 
-TEST_CASE("a dense 1x1 conv is pointwise, on the matrix units; a grouped 1x1 stays a matmul") {
+TEST_CASE("a dense 1x1 conv is pointwise, on the matrix units, a grouped 1x1 stays a matmul") {
   const ir::Network net = lang::parse_network(
       "network q {\n  input x: [64, 56, 56]\n  y = x -> conv(256, 1)\n  z = y -> conv(128, 1, stride: 2)\n"
       "  return z -> conv(128, 1, groups: 4)\n}\n", "q.net");

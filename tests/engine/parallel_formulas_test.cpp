@@ -228,7 +228,7 @@ TEST_CASE("with overlap only the last gradient bucket and the last weight gather
   CHECK_THAT(step(s, fast, TransformerShape{}).data_parallel_exposed_s, WithinRel(2e-3, 1e-12));
 }
 
-TEST_CASE("tensor parallelism: 2 all-reduces of s b h per layer and pass; sequence parallelism 2 all-gathers and 2 reduce-scatters") {
+TEST_CASE("tensor parallelism: 2 all-reduces of s b h per layer and pass, sequence parallelism 2 all-gathers and 2 reduce-scatters") {
   // Megatron-LM (Shoeybi et al. 2019), section 3: the f and g operators, one all-reduce in the attention
   // and one in the MLP, forward and backward. T = 2, 8 layers, 4 micro-batches, P = 1:
   // 2 x 2 x 8 x 4 = 128 all-reduces of s b h = 1000 x 1 x 1000 x 2 B = 2e6 B; ring, n = 2:

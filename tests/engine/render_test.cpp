@@ -152,7 +152,7 @@ TEST_CASE("several devices and batches make one comparison table") {
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);
 }
 
-TEST_CASE("memory sizes print in binary units, as memory is sold; integer peaks in OP/s") {
+TEST_CASE("memory sizes print in binary units, as memory is sold, integer peaks in OP/s") {
   using engine::render::memory;
   CHECK(memory(40.0 * 1024 * 1024 * 1024) == "40.0 GiB");   // an A100 40GB's HBM2: 40 GiB
   CHECK(memory(80.0 * 1024 * 1024 * 1024) == "80.0 GiB");

@@ -188,7 +188,7 @@ TEST_CASE("a runtime's attention kernel is every attention layer's, as if the .n
   CHECK(said.totals.bytes_fwd < engine::simulate(net, a100(), o).totals.bytes_fwd);   // no score matrix
 }
 
-TEST_CASE("a runtime's launch overhead replaces the device's; its host time is added to every pass") {
+TEST_CASE("a runtime's launch overhead replaces the device's, its host time is added to every pass") {
   const ir::Network net = lang::load_network(lang::resolve_network_path("resnet18"), {});
   engine::Options o;
   o.runtime = runtime_text("launch_overhead = 0.5 us source \"a test\"");

@@ -41,7 +41,7 @@ TEST_CASE("2:4-sparse weights are 9/16 of fp16 dense: half the values and a 2-bi
   CHECK(engine::sparsity::weight_fraction(1.0) == 0.625);
 }
 
-TEST_CASE("a sparse linear layer reads 7/16 fewer weight bytes and computes at twice the matrix peak; the rest stays dense") {
+TEST_CASE("a sparse linear layer reads 7/16 fewer weight bytes and computes at twice the matrix peak, the rest stays dense") {
   const engine::Options dense{.batch = 512, .precision = ir::Precision::FP16, .kernel_model = engine::KernelModel::Flat};
   engine::Options sparse = dense;
   sparse.sparsity = true;

@@ -45,7 +45,7 @@ TEST_CASE("an elementwise add streams its three tensors at the achieved bandwidt
   CHECK_THAT(kernels::plan_stream({0, bytes, 1, {}}, a100(), 19.5e12, 0.5).dram_s, WithinRel(2 * p.dram_s, 1e-12));
 }
 
-TEST_CASE("softmax rows of up to 1024 elements and 4 KB are one warp's; longer rows one block's, read three times") {
+TEST_CASE("softmax rows of up to 1024 elements and 4 KB are one warp's, longer rows one block's, read three times") {
   CHECK(kernels::softmax_rows(1, 1024, 4).reads == 1);
   CHECK(kernels::softmax_rows(1, 1024, 2).reads == 1);
   // SoftMax_getBlockSize with ILP = 16 B / element: fp32 1280 -> 320 / 2 = 160 -> 256 threads; 2560 ->

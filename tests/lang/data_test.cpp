@@ -100,7 +100,7 @@ network n(out = last + 1) {
         std::vector<std::int64_t>{6});
 }
 
-TEST_CASE("file-level constants cannot be set from outside; network parameters can") {
+TEST_CASE("file-level constants cannot be set from outside, network parameters can") {
   const std::string text = "k = 6\nnetwork n(w = 2) {\n  input x: [4]\n  return x -> linear(k * w)\n}\n";
   CHECK(linear_outs(lang::parse_network(text, "c.net", {{"w", "3"}})) == std::vector<std::int64_t>{18});
   const std::string error = test::error_of(text, {{"k", "2"}});

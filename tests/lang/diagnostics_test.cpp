@@ -135,7 +135,7 @@ TEST_CASE("each kind of .net mistake carries its own ID") {
   CHECK_THAT(lang::render(d), Catch::Contains(" [" + std::string(id) + "]\n"));
 }
 
-TEST_CASE("a --set that names no parameter is net-override; files that cannot be read are file-*") {
+TEST_CASE("a --set that names no parameter is net-override, files that cannot be read are file-*") {
   try {
     lang::parse_network(with("return x"), "n.net", {{"depth", "3"}});
     FAIL("accepted --set depth=3");

@@ -72,7 +72,7 @@ TEST_CASE("a variant is its base network with new defaults: the same layers as t
   CHECK(parse(files, "lib/big.net", {{"depth", "1"}}).layers.size() == 1 + 3);
 }
 
-TEST_CASE("a variant of a variant takes the nearest default; the rest come from further up") {
+TEST_CASE("a variant of a variant takes the nearest default, the rest come from further up") {
   const Files files{{"mlp.net", kMlp},
                     {"big.net", "import \"mlp.net\"\nnetwork big = mlp_net(hidden: 128, depth: 3)\n"},
                     {"big1.net", "import \"big.net\"\nnetwork big1 = big(depth: 1)\n"}};
@@ -91,7 +91,7 @@ TEST_CASE("an imported file's blocks and constants are usable as this file's own
   CHECK(n.layers[1].origin == "blocks.net:3:15");
 }
 
-TEST_CASE("imports are relative to the importing file; a file imported along two paths is read once") {
+TEST_CASE("imports are relative to the importing file, a file imported along two paths is read once") {
   // main -> a, b; a -> ../common; b -> ./a/../common (the same file): its block is defined once.
   const Files files{{"m/main.net", "import \"a/a.net\"\nimport \"b.net\"\nnetwork n {\n  input x: [4]\n  return twice(x)\n}\n"},
                     {"m/a/a.net", "import \"../common.net\"\n"},

@@ -50,7 +50,7 @@ const ir::Layer& only(const ir::Network& net, std::string_view op) {
 
 // Gemm: transA = 0, transB = 0, alpha = beta = 1 (Y = A B + C with A [M, K], B [K, N]); with
 // transB = 1, B is [N, K]. B here is not square, so reading it the wrong way round cannot fit.
-TEST_CASE("Gemm without transB reads B as [K, N] (ONNX default transB = 0); transB = 1 reads it as [N, K]") {
+TEST_CASE("Gemm without transB reads B as [K, N] (ONNX default transB = 0), transB = 1 reads it as [N, K]") {
   constexpr std::int64_t K = 8, N = 5;
   SECTION("no transB: B [K, N]") {
     auto m = model({K});
@@ -270,7 +270,7 @@ TEST_CASE("Reduce ops without keepdims keep the reduced axis with size 1 (ONNX d
 // that way (starts -1, ends -2^63 + 1, step -1: torchvision's Swin). Values known at import (here a
 // reshape target) slice with any step; the network's tensors only with a positive step
 // (tests/onnx/window_attention_test.cpp).
-TEST_CASE("Slice of a known value takes any step; a negative step walks down (ONNX Slice-13)") {
+TEST_CASE("Slice of a known value takes any step, a negative step walks down (ONNX Slice-13)") {
   // x is [batch, 3, 8, 8] (192 per sample); the target is sliced out of a constant list.
   const auto reshaped = [](const Ints& list, std::int64_t start, std::int64_t end, std::int64_t step) {
     auto m = model({3, 8, 8});

@@ -105,7 +105,7 @@ TEST_CASE("what a converter's helpers and the op specs refuse is named after the
   }
 }
 
-TEST_CASE("graph and model errors carry their IDs; those about the whole model name no node") {
+TEST_CASE("graph and model errors carry their IDs, those about the whole model name no node") {
   auto dangling = model();
   node(dangling, "Relu", {"x"}, {"r"}, "fine");
   node(dangling, "Relu", {"nowhere"}, {"y"}, "lost");
@@ -197,7 +197,7 @@ void second_input(onnx::ModelProto& m, const std::string& name, std::vector<std:
 }  // namespace
 
 // Issue #38: every data input a node reads is an input of the network (nn.Transformer's src and tgt).
-TEST_CASE("a graph of two data inputs imports as a network of two; they share one batch") {
+TEST_CASE("a graph of two data inputs imports as a network of two, they share one batch") {
   auto m = model({3, 8, 8});
   second_input(m, "other.input", {3, 8, 8});
   node(m, "Add", {"x", "other.input"}, {"y"}, "sum");

@@ -138,7 +138,7 @@ TEST_CASE("more nodes than the IR's layer limit are refused before any is conver
   CHECK_THAT(error_of(m), Catch::Contains("100001 nodes; at most 100000"));
 }
 
-TEST_CASE("an op Ridge cannot model names the op, the node and its inputs; --allow-unknown counts it as free") {
+TEST_CASE("an op Ridge cannot model names the op, the node and its inputs, --allow-unknown counts it as free") {
   auto m = model();
   node(m, "Relu", {"x"}, {"r"});
   node(m, "Hardmax", {"r"}, {"h"}, "mystery");

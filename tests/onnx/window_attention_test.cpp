@@ -179,7 +179,7 @@ TEST_CASE("Range, Concat and ScatterND of constants fold (the shifted-window mas
   }
 }
 
-TEST_CASE("a fixed tensor added to the scores is one add per element; a learned table read by fixed indices is learned") {
+TEST_CASE("a fixed tensor added to the scores is one add per element, a learned table read by fixed indices is learned") {
   // x: scores [B, 2, 3, 3]. The mask: ScatterND of zeros [3, 3] with -100 at (0, 2), a constant
   // computed from shapes alone, added to every head's scores. The bias: a learned [9, 2] table whose
   // rows a fixed index picks, [3, 3, 2] -> heads first [2, 3, 3], added too.

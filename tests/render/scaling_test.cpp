@@ -74,7 +74,7 @@ TEST_CASE("an epoch is ceil(dataset / global batch) steps") {
   CHECK_THAT(*p.epoch_s, WithinRel(5005 * 4e-3, kRel));
 }
 
-TEST_CASE("strong scaling splits the batch; weak scaling keeps it per device") {
+TEST_CASE("strong scaling splits the batch, weak scaling keeps it per device") {
   const auto& net = testing::network("resnet50");
   const auto& dev = testing::device("a100-sxm4-40gb");
   engine::ScalingOptions o;

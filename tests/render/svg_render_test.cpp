@@ -88,7 +88,7 @@ TEST_CASE("the VGG-19 roofline on an A100 renders to a non-blank PNG of its size
   check_rendered(engine::render::roofline_svg(rl), engine::render::kRooflineWidth, engine::render::kRooflineHeight, "roofline");
 }
 
-TEST_CASE("a roofline with flagged measured points keeps its size; its notes are printed beside it") {
+TEST_CASE("a roofline with flagged measured points keeps its size, its notes are printed beside it") {
   const auto r = testing::report("resnet18", "t4", 32, ir::Precision::FP16);
   // Every layer measured impossibly fast: dozens of suspect points, dozens of notes.
   std::vector<engine::render::Measurement> m;
