@@ -644,19 +644,14 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   OpCost reclassed;
   const auto base = [&](std::size_t id) -> const OpCost& {
     const OpCost& c = w.cost(id);
-    if (narrow_on_vector && c.narrow_input) {
-      reclassed = c;
-      reclassed.op_class = ir::OpClass::NarrowConv;
-      reclassed.matrix_unit = false;
-      return reclassed;
-    }
-    if (native_1x1 && c.unit_stride_1x1) {
-      reclassed = c;
-      reclassed.op_class = ir::OpClass::PointwiseNative;
-      reclassed.matrix_unit = false;
-      return reclassed;
-    }
-    return c;
+    const std::optional<ir::OpClass> runs_as = narrow_on_vector && c.narrow_input ? std::optional(ir::OpClass::NarrowConv)
+                                               : native_1x1 && c.unit_stride_1x1  ? std::optional(ir::OpClass::PointwiseNative)
+                                                                                  : std::nullopt;
+    if (!runs_as) return c;
+    reclassed = c;   // both classes run off the matrix units
+    reclassed.op_class = *runs_as;
+    reclassed.matrix_unit = false;
+    return reclassed;
   };
   // The layer `effective` last extended: its costs before the extras, and the extras.
   OpCost extended;
