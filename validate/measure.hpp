@@ -32,6 +32,9 @@ struct MeasureOptions {
   // The same on a GPU: device memory written before each timed run, outside the run's CUPTI window, so
   // that the run reads its operands from DRAM, not from the L2 its previous run left (as nvbench does).
   std::size_t device_flush_bytes = 0;
+  // CPU: time each layer pass on resident heap memory (heap_cushion.hpp), not on pages its own loop
+  // faults in afresh each run; what it still faults in is PassTiming::fresh_bytes. Needs warmup >= 1.
+  bool cushion = true;
   bool backward = true;        // time the backward pass per layer and the training step
   bool per_layer = true;
   std::function<void(const std::string&)> progress;   // one line per step; may be empty
@@ -44,6 +47,9 @@ struct PassTiming {
   std::optional<double> cv;                  // spread of the runs (spread.hpp); absent for a single run
   std::optional<cupti::LayerActivity> gpu;   // one run's device activity (GPU only)
   std::size_t dropped_records = 0;           // CUPTI records lost while timing it: its device time is short
+  // Bytes of fresh pages the process faulted in during a timed run, the median over the runs
+  // (getrusage's minor faults times the page size; CPU only): time the pass paid the kernel, not its work.
+  double fresh_bytes = 0.0;
 };
 
 struct LayerTiming {
