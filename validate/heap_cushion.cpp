@@ -3,13 +3,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <utility>
 
 namespace ridge::validate {
 
 HeapCushion::HeapCushion(std::size_t bytes) {
-  if (bytes == 0) return;
+  if (bytes == 0 || !kAvailable) return;
   std::vector<void*> chunks;
   // malloc and free, not new and delete: the cushion is glibc's heap itself, and must be laid out by
   // the allocator LibTorch's CPU tensors come from (c10's alloc_cpu: posix_memalign).
@@ -20,7 +19,7 @@ HeapCushion::HeapCushion(std::size_t bytes) {
   // whole, so chunks are taken until a run of them side by side spans `bytes` (holes filled meanwhile
   // are written too, and freed with the rest).
   constexpr std::uintptr_t kAdjacent = kChunk + 64;   // a chunk's header and alignment lie between neighbours
-  const std::size_t most = 4 * (bytes / kChunk + 1) + (std::size_t{1} << 14);
+  const std::size_t most = 2 * (bytes / kChunk + 1) + (std::size_t{1} << 12);   // holes of up to 256 MiB
   chunks.reserve(most);   // grown as it goes, the list's own buffers would land between the chunks
   std::uintptr_t run_start = 0, previous = 0;
   while (chunks.size() < most) {
@@ -39,8 +38,7 @@ HeapCushion::HeapCushion(std::size_t bytes) {
     }
   }
   free_all();
-  if (!pin_) throw std::bad_alloc();
-  bytes_ = previous - run_start;
+  if (pin_) bytes_ = previous - run_start;
 }
 
 void HeapCushion::release() {

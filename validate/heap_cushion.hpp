@@ -18,10 +18,25 @@
 
 namespace ridge::validate {
 
+// AddressSanitizer replaces glibc's malloc with its own allocator, which has no heap to lay out: there
+// a cushion lays out nothing.
+#if defined(__SANITIZE_ADDRESS__)
+#define RIDGE_GLIBC_MALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RIDGE_GLIBC_MALLOC 0
+#endif
+#endif
+#ifndef RIDGE_GLIBC_MALLOC
+#define RIDGE_GLIBC_MALLOC 1
+#endif
+
 class HeapCushion {
  public:
+  static constexpr bool kAvailable = RIDGE_GLIBC_MALLOC != 0;
+
   // One free chunk of heap memory of at least `bytes`, every page of it written once. 0: none.
-  // Throws std::bad_alloc where malloc fails first.
+  // Nothing where !kAvailable, or where malloc fails or the heap's holes take every chunk it may try.
   explicit HeapCushion(std::size_t bytes = 0);
   ~HeapCushion();
   HeapCushion(const HeapCushion&) = delete;
