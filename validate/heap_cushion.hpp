@@ -3,7 +3,7 @@
 // A layer pass timed again and again allocates its outputs and frees them each run. Where glibc's
 // malloc maps such a block afresh (above its mmap threshold), or trims the heap once the block is
 // freed at its top, every run faults the block's pages in again: on a 2-core Xeon VM a batch-16 1x1
-// convolution 32 -> 128 channels on 56x56 faulted in 51 MB a run and took 28-34 ms, against 3.8-7.7 ms
+// convolution 32 -> 128 channels on 56x56 faulted in 51 MB a run and took 28-34 ms, against 6.6-7.7 ms
 // for the same call on resident memory; whether it faulted turned on a few bytes of the trim threshold,
 // so it changed from one process to the next. In a network the same blocks come from a heap in
 // another state. The engine models a network's fresh pages apart (engine/host_allocator.hpp replays
@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 namespace ridge::validate {
 
