@@ -51,9 +51,11 @@ struct PassCost {
 // attention's score and value products. Empty for a pass that is no GEMM (the flat model times it).
 // Their FLOPs are the pass's matmul FLOPs, exactly (a test holds every row to it).
 struct PassGemms {
-  std::array<kernels::Gemm, 4> gemms{};
-  std::array<int, 4> ids{};   // each GEMM's index in its Workload's distinct GEMMs (engine/simulate.hpp)
+  // The count and ids first: timing a pass reads them for every GEMM and the GEMMs' dimensions seldom
+  // (a sweep's timing loop is bound by the cache lines it touches).
   int count = 0;
+  std::array<int, 4> ids{};   // each GEMM's index in its Workload's distinct GEMMs (engine/simulate.hpp)
+  std::array<kernels::Gemm, 4> gemms{};
   void add(const kernels::Gemm& g) { gemms.at(static_cast<std::size_t>(count++)) = g; }
   double flops() const {
     double f = 0;
@@ -75,20 +77,11 @@ struct Saves {
 };
 
 struct OpCost {
+  // What timing a layer on a device reads comes first (the class, the flags, the passes): a sweep's
+  // timing loop is bound by the cache lines it touches of each kilobyte OpCost.
   ir::OpClass op_class = ir::OpClass::DataMovement;
   bool view = false;             // no kernel, no new storage: it aliases its (first) input
   bool matrix_unit = false;      // may run on the matrix units (tensor cores): matmul class, not depthwise
-  double params = 0.0;           // learnable parameters (ir::parameter_count)
-  double macs = 0.0;             // forward MACs per batch (conv/linear/matmul only)
-  PassCost forward;              // inference (eval mode)
-  PassCost forward_train;        // training mode (differs for batchnorm and dropout)
-  PassCost backward;             // input gradient(s) where needed + weight gradient
-  Saves saves;                    // which of its inputs and output the backward reads
-  double saved_bytes = 0.0;      // extra bytes kept for backward beyond those values (masks, indices, statistics)
-  PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
-  PassGemms gemm_backward;       // and of the backward
-  kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
-  std::optional<kernels::Attention> flash;   // a fused attention kernel, for the attention kernel model
   bool sparse = false;           // its inference forward runs 2:4-sparse weights (engine/sparsity.hpp)
   // A dense convolution whose input channels fill less than one 16-byte vector at this precision: on
   // a GPU, simulate() moves it off the matrix units (ir::OpClass::NarrowConv) unless the runtime pads.
@@ -96,6 +89,17 @@ struct OpCost {
   // A dense 1x1 convolution of unit stride and dilation: where eager LibTorch runs it outside oneDNN
   // (engine/cpu_dispatch.hpp), simulate() times it by ir::OpClass::PointwiseNative.
   bool unit_stride_1x1 = false;
+  double params = 0.0;           // learnable parameters (ir::parameter_count)
+  double macs = 0.0;             // forward MACs per batch (conv/linear/matmul only)
+  PassCost forward;              // inference (eval mode)
+  PassCost forward_train;        // training mode (differs for batchnorm and dropout)
+  PassCost backward;             // input gradient(s) where needed + weight gradient
+  kernels::RowKernel rows_forward;   // the forward's row kernel (softmax, layer norm), for the streaming model
+  std::optional<kernels::Attention> flash;   // a fused attention kernel, for the attention kernel model
+  PassGemms gemm_forward;        // the GEMMs of the forward (inference and training alike)
+  PassGemms gemm_backward;       // and of the backward
+  Saves saves;                    // which of its inputs and output the backward reads
+  double saved_bytes = 0.0;      // extra bytes kept for backward beyond those values (masks, indices, statistics)
   // The layout conversions a library runs around a tensor-core convolution whose tensors are
   // channels-first (NCHW; Options::memory_format): each activation tensor a call reads is transposed to
   // channels-last and its result back, one streaming kernel each (costs/conv.cpp). Empty for other ops;

@@ -456,6 +456,11 @@ Workload workload(const ir::Network& net, const Options& opt) {
     } else {
       w.cost_of.push_back(static_cast<std::uint32_t>(w.costs.size()));
       distinct.emplace(key, w.cost_of.back());
+      const auto any = [](const auto&... passes) { return ((passes.kernels > 0 || passes.bytes() > 0) || ...); };
+      w.adds.push_back(static_cast<std::uint8_t>(
+          (any(c.nchw_forward, c.nchw_backward) ? Workload::kConversions : 0) |
+          (any(c.bias_forward, c.bias_backward, c.indices_forward, c.copy_forward, c.copy_backward) ? Workload::kEagerKernels : 0) |
+          (c.narrow_input ? Workload::kNarrowInput : 0) | (c.unit_stride_1x1 ? Workload::kUnitStride1x1 : 0)));
       w.costs.push_back(c);
     }
   }
@@ -614,9 +619,9 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     }
   };
   // with_conversions false: the bias alone (the NCHW note times the conversions by the difference).
-  const auto extras_of = [&](const OpCost& c, bool with_conversions) {
+  const auto extras_of = [&](const OpCost& c, bool matrix_unit, bool with_conversions) {
     Extras e;
-    if (with_conversions && converts && c.matrix_unit) {
+    if (with_conversions && converts && matrix_unit) {
       e.forward = plus(e.forward, c.nchw_forward);
       e.backward = plus(e.backward, c.nchw_backward);
     }
@@ -628,7 +633,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     }
     return e;
   };
-  const auto with_extras = [&](OpCost c, const Extras& e) {
+  const auto with_extras = [&](RunCost c, const Extras& e) {
     c.forward = plus(plus(c.forward, e.forward), e.inference);
     c.forward_train = plus(c.forward_train, e.forward);
     if (c.backward.kernels > 0) c.backward = plus(c.backward, e.backward);
@@ -641,37 +646,39 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // is a layer's costs in the class it runs in, before the extras.
   const bool narrow_on_vector = gpu && !(opt.runtime && opt.runtime->pads_narrow_channels);
   const bool native_1x1 = libtorch_runs_1x1_natively(device, opt.batch, opt.precision);
-  OpCost reclassed;
-  const auto base = [&](std::size_t id) -> const OpCost& {
-    const OpCost& c = w.cost(id);
-    const std::optional<ir::OpClass> runs_as = narrow_on_vector && c.narrow_input ? std::optional(ir::OpClass::NarrowConv)
-                                               : native_1x1 && c.unit_stride_1x1  ? std::optional(ir::OpClass::PointwiseNative)
-                                                                                  : std::nullopt;
-    if (!runs_as) return c;
-    reclassed = c;   // both classes run off the matrix units
-    reclassed.op_class = *runs_as;
-    reclassed.matrix_unit = false;
-    return reclassed;
+  const auto base = [&](std::size_t id) {
+    RunCost c = RunCost::of(w.cost(id));
+    const std::optional<ir::OpClass> runs_as = narrow_on_vector && c.layer->narrow_input ? std::optional(ir::OpClass::NarrowConv)
+                                               : native_1x1 && c.layer->unit_stride_1x1  ? std::optional(ir::OpClass::PointwiseNative)
+                                                                                         : std::nullopt;
+    if (runs_as) {
+      c.op_class = *runs_as;   // both classes run off the matrix units
+      c.matrix_unit = false;
+    }
+    return c;
   };
-  // The layer `effective` last extended: its costs before the extras, and the extras.
-  OpCost extended;
-  PassCost extended_l2;
-  const OpCost* extended_base = nullptr;
-  Extras extended_extras;
+  // A layer as this device runs it; `extras`, where given, receives what was added (the extra kernels'
+  // traffic for the totals, the conversions for the NCHW note), and `l2`, the inference forward's
+  // DRAM traffic from L2 with the extra kernels counted: run from L2, they read and write values the
+  // layer has just made there, so their launches and fixed times count and their bytes are the L2's.
+  const std::uint8_t device_adds = (converts ? Workload::kConversions : 0) | (eager_gpu ? Workload::kEagerKernels : 0) |
+                                   (narrow_on_vector ? Workload::kNarrowInput : 0) | (native_1x1 ? Workload::kUnitStride1x1 : 0);
+  const auto effective = [&](std::size_t id, Extras* extras = nullptr, PassCost* l2 = nullptr) {
+    if (!(w.adds[w.cost_of[id]] & device_adds)) {   // as the layer stands
+      if (extras) *extras = Extras{};
+      if (l2) *l2 = w.l2_forward[id];
+      return RunCost::of(w.cost(id));
+    }
+    const RunCost c = base(id);
+    const Extras e = extras_of(*c.layer, c.matrix_unit, true);
+    if (extras) *extras = e;
+    if (l2) {
+      *l2 = w.l2_forward[id];
+      l2->kernels += e.forward.kernels;
+    }
+    return e.any() ? with_extras(c, e) : c;
+  };
   double conversion_s = 0.0;
-  const auto effective = [&](std::size_t id) -> const OpCost& {
-    const OpCost& c = base(id);
-    const Extras e = extras_of(c, true);
-    if (!e.any() && &c != &reclassed) return c;
-    extended_base = &c;
-    extended_extras = e;
-    extended = with_extras(c, e);
-    // Run from L2, the extra kernels read and write values the layer has just made there: their
-    // launches and fixed times count, their bytes are the L2's.
-    extended_l2 = w.l2_forward[id];
-    extended_l2.kernels += e.forward.kernels;
-    return extended;
-  };
   Totals& t = r.totals;
   t = w.counts;   // the device-independent figures; the times are added below
   std::bitset<ir::kOpClassCount> default_ppp_classes;   // bit k: op class k ran with a default PPP
@@ -694,30 +701,31 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   for (std::size_t g = 0; g < w.groups.size(); ++g) {
     const std::size_t id = w.groups[g].first;
     const double size = w.groups[g].size;
-    const OpCost& c = effective(id);
-    const bool has_extras = &c == &extended;
+    Extras e;
+    PassCost l2_forward;
+    const RunCost c = effective(id, &e, &l2_forward);
     const std::size_t k = static_cast<std::size_t>(c.op_class);
-    const PeakUsed& peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    const PeakUsed& peak = c.layer->sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     GroupTime& gt = keep_times ? times[g] : scratch;
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
-                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? (has_extras ? &extended_l2 : &w.l2_forward[id]) : nullptr);
-    if (has_extras) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
-      const OpCost& stored = *extended_base;
-      const Extras& e = extended_extras;
+                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? &l2_forward : nullptr);
+    if (e.any()) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
       t.bytes_fwd += size * (e.forward.bytes() + e.inference.bytes());
       t.bytes_fwd_train += size * e.forward.bytes();
       t.kernels_fwd += static_cast<int>(size) * e.forward.kernels;
-      if (stored.backward.kernels > 0) {
+      if (c.layer->backward.kernels > 0) {
         t.bytes_bwd += size * e.backward.bytes();
         t.kernels_bwd += static_cast<int>(size) * e.backward.kernels;
       }
       t.bytes_bwd += size * e.copies_backward.bytes();
       t.kernels_bwd += static_cast<int>(size) * e.copies_backward.kernels;
-      if (full && converts && stored.matrix_unit && stored.nchw_forward.kernels > 0) {   // a sweep's totals carry no notes
-        const LayerTimes plain = timer.time(with_extras(stored, extras_of(stored, false)), peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
+      if (full && converts && c.matrix_unit && c.layer->nchw_forward.kernels > 0) {   // a sweep's totals carry no notes
+        const RunCost plain_cost = base(id);
+        const LayerTimes plain =
+            timer.time(with_extras(plain_cost, extras_of(*plain_cost.layer, plain_cost.matrix_unit, false)), peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
         conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
       }
     }
@@ -752,16 +760,16 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   if (full) {
     r.layers.reserve(net.layers.size());
     for (std::size_t id = 0; id < net.layers.size(); ++id) {
-      const OpCost& c = effective(id);
+      const RunCost c = effective(id);
       const GroupTime& gt = times[w.group_of[id]];
       const ir::Layer& layer = net.layers[id];
       r.layers.push_back({.name = layer.name,
                           .op = layer.op,
                           .op_class = c.op_class,
                           .output_shape = layer.output,
-                          .view = c.view,
-                          .params = c.params,
-                          .macs = c.macs,
+                          .view = c.layer->view,
+                          .params = c.layer->params,
+                          .macs = c.layer->macs,
                           .saved_bytes = w.saved_bytes[id],
                           .fwd = c.forward,
                           .fwd_train = c.forward_train,
@@ -769,7 +777,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
                           .time_fwd = inference_fresh_s.empty() ? gt.fwd : with_fresh(gt.fwd, inference_fresh_s[id]),
                           .time_fwd_train = gt.fwd_train,
                           .time_bwd = gt.bwd,
-                          .peak = c.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
+                          .peak = c.layer->sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used,
                           .ppp_fwd = gt.fwd_ppp,
                           .ppp_bwd = gt.bwd_ppp,
                           .gemm_fwd = gt.largest_fwd,

@@ -165,7 +165,7 @@ PassTime time_pass(const PassCost& cost, const PeakUsed& peak, double bw, const 
   return t;
 }
 
-LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fwd, const Ppp& train, const Ppp& bwd,
+LayerTimes LayerTimer::time(const RunCost& c, const PeakUsed& peak, const Ppp& fwd, const Ppp& train, const Ppp& bwd,
                             std::optional<kernels::GemmPlan>* largest, const PassCost* forward_from_l2) const {
   // An inference forward whose activations stay in L2 moves only the rest through DRAM.
   const bool in_l2 = forward_from_l2 && micro && facts;
@@ -174,25 +174,25 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
     t.in_l2 = in_l2;
     return t;
   };
-  if (facts && c.matrix_unit && c.gemm_forward.count > 0) {
+  if (facts && c.matrix_unit && c.layer->gemm_forward.count > 0) {
     const auto factor = [](const Ppp& p) { return p.compute_default ? 1.0 : p.compute; };
     LayerTimes t;
-    t.forward = mark(time_gemm_pass(forward_cost, c.gemm_forward, plans, *facts, peak, bandwidth, factor(fwd), launch_s,
+    t.forward = mark(time_gemm_pass(forward_cost, c.layer->gemm_forward, plans, *facts, peak, bandwidth, factor(fwd), launch_s,
                                     largest ? &largest->emplace() : nullptr, in_l2));
     // Most ops run the same kernels in training mode as at inference.
     t.forward_train = !in_l2 && c.forward_train == c.forward && factor(train) == factor(fwd)
                           ? t.forward
-                          : time_gemm_pass(c.forward_train, c.gemm_forward, plans, *facts, peak, bandwidth, factor(train), launch_s);
-    t.backward = time_gemm_pass(c.backward, c.gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
+                          : time_gemm_pass(c.forward_train, c.layer->gemm_forward, plans, *facts, peak, bandwidth, factor(train), launch_s);
+    t.backward = time_gemm_pass(c.backward, c.layer->gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
     return t;
   }
-  if (micro && facts && c.flash) {
+  if (micro && facts && c.layer->flash) {
     // A fused attention kernel: its blocks' steps (kernels/attention.hpp), where the family has a
     // fitted attention efficiency; else PALEO below.
     const auto one = [&](const PassCost& pc, bool backward) -> std::optional<PassTime> {
       PassTime t = time_pass(pc, peak, bandwidth, Ppp{}, 0.0);   // the roofline, bound and intensity
       if (pc.kernels == 0 && pc.flops == 0.0 && pc.bytes() == 0.0) return t;
-      const std::optional<kernels::AttentionPlan> plan = kernels::plan_attention(*c.flash, backward, pc.bytes(), *facts);
+      const std::optional<kernels::AttentionPlan> plan = kernels::plan_attention(*c.layer->flash, backward, pc.bytes(), *facts);
       if (!plan) return std::nullopt;
       // The roofline of the work that runs: a causal kernel skips the steps above the diagonal, so the
       // FLOPs counted for the whole score matrix would put the bound above what the GPU does.
@@ -214,8 +214,8 @@ LayerTimes LayerTimer::time(const OpCost& c, const PeakUsed& peak, const Ppp& fw
   const bool train_as_inference = !in_l2 && c.forward_train == c.forward && train == fwd;
   const auto three = [&](auto&& time_one) -> LayerTimes {
     // From L2 a row kernel's re-reads hit L2 too: no row traffic beyond the pass's weights.
-    PassTime forward = mark(time_one(forward_cost, fwd, in_l2 ? kernels::RowKernel{} : c.rows_forward));
-    PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, c.rows_forward);
+    PassTime forward = mark(time_one(forward_cost, fwd, in_l2 ? kernels::RowKernel{} : c.layer->rows_forward));
+    PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, c.layer->rows_forward);
     return {forward, forward_train, time_one(c.backward, bwd, kernels::RowKernel{})};
   };
   if (!micro)

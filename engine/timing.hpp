@@ -186,6 +186,19 @@ kernels::StreamPlan stream_plan(const PassCost& cost, const kernels::RowKernel& 
 PassTime time_stream_pass(const PassCost& cost, const kernels::RowKernel& rows, const kernels::GpuFacts& facts,
                           const PeakUsed& peak, double bw, const Ppp& ppp, double launch_s);
 
+// A layer as one device runs it: the class it runs in (a narrow or a native 1x1 convolution moves off
+// the matrix units) and its passes' costs with what the device's libraries run beside them (simulate()
+// adds them); its GEMMs, fused attention and row kernels are the layer's own (`layer`). A few hundred
+// bytes, where the layer's OpCost is a kilobyte: a sweep builds one per group of layers per device.
+struct RunCost {
+  const OpCost* layer = nullptr;
+  ir::OpClass op_class = ir::OpClass::DataMovement;
+  bool matrix_unit = false;
+  PassCost forward, forward_train, backward;
+  // The layer as it stands, nothing added.
+  static RunCost of(const OpCost& c) { return {&c, c.op_class, c.matrix_unit, c.forward, c.forward_train, c.backward}; }
+};
+
 struct LayerTimer {
   double bandwidth = 0.0;
   double launch_s = 0.0;
@@ -197,7 +210,7 @@ struct LayerTimer {
   // `forward_from_l2`, where given: the inference forward's activations (the values it reads and
   // writes) stay in the GPU's L2 (Workload::l2_span), and this is what it still moves through DRAM
   // (Workload::l2_forward); the kernel model only.
-  LayerTimes time(const OpCost& cost, const PeakUsed& peak, const Ppp& forward, const Ppp& forward_train,
+  LayerTimes time(const RunCost& cost, const PeakUsed& peak, const Ppp& forward, const Ppp& forward_train,
                   const Ppp& backward, std::optional<kernels::GemmPlan>* largest = nullptr,
                   const PassCost* forward_from_l2 = nullptr) const;
 };
