@@ -347,7 +347,22 @@ void group_layers(Workload& w) {
     } else {
       w.group_of[id] = static_cast<std::uint32_t>(w.groups.size());
       by_hash.emplace(key, w.group_of[id]);
-      w.groups.push_back({id, 1});
+      const std::uint32_t cost = w.cost_of[id];
+      const OpCost& c = w.costs[cost];
+      w.groups.push_back({.first = id,
+                          .size = 1,
+                          .cost = cost,
+                          .op_class = c.op_class,
+                          .matrix_unit = c.matrix_unit,
+                          .sparse = c.sparse,
+                          .recomputed = w.recomputed[id],
+                          .adds = w.adds[cost],
+                          .forward = c.forward,
+                          .forward_train = c.forward_train,
+                          .backward = c.backward,
+                          .l2_forward = w.l2_forward[id],
+                          .l2_span = w.l2_span[id],
+                          .activation_growth = w.activation_growth[id]});
     }
   }
 }
@@ -661,14 +676,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // traffic for the totals, the conversions for the NCHW note), and `l2`, the inference forward's
   // DRAM traffic from L2 with the extra kernels counted: run from L2, they read and write values the
   // layer has just made there, so their launches and fixed times count and their bytes are the L2's.
-  const std::uint8_t device_adds = (converts ? Workload::kConversions : 0) | (eager_gpu ? Workload::kEagerKernels : 0) |
-                                   (narrow_on_vector ? Workload::kNarrowInput : 0) | (native_1x1 ? Workload::kUnitStride1x1 : 0);
-  const auto effective = [&](std::size_t id, Extras* extras = nullptr, PassCost* l2 = nullptr) {
-    if (!(w.adds[w.cost_of[id]] & device_adds)) {   // as the layer stands
-      if (extras) *extras = Extras{};
-      if (l2) *l2 = w.l2_forward[id];
-      return RunCost::of(w.cost(id));
-    }
+  // A layer that the device reclasses or adds kernels to.
+  const auto extended = [&](std::size_t id, Extras* extras, PassCost* l2) {
     const RunCost c = base(id);
     const Extras e = extras_of(*c.layer, c.matrix_unit, true);
     if (extras) *extras = e;
@@ -677,6 +686,25 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       l2->kernels += e.forward.kernels;
     }
     return e.any() ? with_extras(c, e) : c;
+  };
+  const std::uint8_t device_adds = (converts ? Workload::kConversions : 0) | (eager_gpu ? Workload::kEagerKernels : 0) |
+                                   (narrow_on_vector ? Workload::kNarrowInput : 0) | (native_1x1 ? Workload::kUnitStride1x1 : 0);
+  const auto effective = [&](std::size_t id, Extras* extras = nullptr, PassCost* l2 = nullptr) {
+    if (!(w.adds[w.cost_of[id]] & device_adds)) {   // as the layer stands
+      if (extras) *extras = Extras{};
+      if (l2) *l2 = w.l2_forward[id];
+      return RunCost::of(w.cost(id));
+    }
+    return extended(id, extras, l2);
+  };
+  // The same for a group, from its record where the device changes nothing.
+  const auto effective_group = [&](const Workload::Group& group, Extras* extras, PassCost* l2) {
+    if (!(group.adds & device_adds)) {
+      *extras = Extras{};
+      *l2 = group.l2_forward;
+      return RunCost{&w.costs[group.cost], group.op_class, group.matrix_unit, group.forward, group.forward_train, group.backward};
+    }
+    return extended(group.first, extras, l2);
   };
   double conversion_s = 0.0;
   Totals& t = r.totals;
@@ -699,19 +727,19 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   std::vector<GroupTime> times(keep_times ? w.groups.size() : 0);
   GroupTime scratch;
   for (std::size_t g = 0; g < w.groups.size(); ++g) {
-    const std::size_t id = w.groups[g].first;
-    const double size = w.groups[g].size;
+    const Workload::Group& group = w.groups[g];
+    const double size = group.size;
     Extras e;
     PassCost l2_forward;
-    const RunCost c = effective(id, &e, &l2_forward);
+    const RunCost c = effective_group(group, &e, &l2_forward);
     const std::size_t k = static_cast<std::size_t>(c.op_class);
-    const PeakUsed& peak = c.layer->sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
+    const PeakUsed& peak = group.sparse && sparse_peak ? *sparse_peak : c.matrix_unit ? r.device.matmul_peak_used : r.device.vector_peak_used;
     GroupTime& gt = keep_times ? times[g] : scratch;
     gt.fwd_ppp = ppps[k][0].at(c.forward);
     gt.bwd_ppp = ppps[k][1].at(c.backward);
     const Ppp train_ppp = ppps[k][2].at(c.forward_train);
     const LayerTimes lt = timer.time(c, peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp, full ? &gt.largest_fwd : nullptr,
-                                     l2_size > 0.0 && w.l2_span[id] <= l2_size ? &l2_forward : nullptr);
+                                     l2_size > 0.0 && group.l2_span <= l2_size ? &l2_forward : nullptr);
     if (e.any()) {   // the extra kernels' traffic and count in the totals, and the conversions' time for the note
       t.bytes_fwd += size * (e.forward.bytes() + e.inference.bytes());
       t.bytes_fwd_train += size * e.forward.bytes();
@@ -723,7 +751,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       t.bytes_bwd += size * e.copies_backward.bytes();
       t.kernels_bwd += static_cast<int>(size) * e.copies_backward.kernels;
       if (full && converts && c.matrix_unit && c.layer->nchw_forward.kernels > 0) {   // a sweep's totals carry no notes
-        const RunCost plain_cost = base(id);
+        const RunCost plain_cost = base(group.first);
         const LayerTimes plain =
             timer.time(with_extras(plain_cost, extras_of(*plain_cost.layer, plain_cost.matrix_unit, false)), peak, gt.fwd_ppp, train_ppp, gt.bwd_ppp);
         conversion_s += size * (lt.forward_train.paleo_s - plain.forward_train.paleo_s + lt.backward.paleo_s - plain.backward.paleo_s);
@@ -734,7 +762,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.bwd = lt.backward;
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
-    const double heap_s = fresh.heap_seconds(w.activation_growth[id], c.forward);
+    const double heap_s = fresh.heap_seconds(group.activation_growth, c.forward);
     const auto charge = [heap_s](PassTime& pass) {
       pass.fresh_s += heap_s;
       pass.paleo_s += heap_s;
@@ -755,7 +783,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     t.time_fwd_s += size * gt.fwd.paleo_s;
     t.time_fwd_train_s += size * gt.fwd_train.paleo_s;
     t.time_bwd_s += size * gt.bwd.paleo_s;
-    if (w.recomputed[id]) t.time_recompute_s += size * gt.fwd_train.paleo_s;
+    if (group.recomputed) t.time_recompute_s += size * gt.fwd_train.paleo_s;
   }
   if (full) {
     r.layers.reserve(net.layers.size());
