@@ -356,11 +356,13 @@ void group_layers(Workload& w) {
                           .matrix_unit = c.matrix_unit,
                           .sparse = c.sparse,
                           .recomputed = w.recomputed[id],
+                          .flash = c.flash.has_value(),
                           .adds = w.adds[cost],
                           .forward = c.forward,
                           .forward_train = c.forward_train,
                           .backward = c.backward,
                           .l2_forward = w.l2_forward[id],
+                          .rows_forward = c.rows_forward,
                           .l2_span = w.l2_span[id],
                           .activation_growth = w.activation_growth[id]});
     }
@@ -702,7 +704,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     if (!(group.adds & device_adds)) {
       *extras = Extras{};
       *l2 = group.l2_forward;
-      return RunCost{&w.costs[group.cost], group.op_class, group.matrix_unit, group.forward, group.forward_train, group.backward};
+      return RunCost{&w.costs[group.cost], group.op_class, group.matrix_unit, group.flash, &group.rows_forward,
+                     group.forward, group.forward_train, group.backward};
     }
     return extended(group.first, extras, l2);
   };

@@ -117,12 +117,14 @@ struct Workload {
     // What timing the group on a device reads, copied here from the first layer's entries above so
     // that a device's loop reads one array in order (a sweep's timing loop is bound by the cache lines
     // it touches, not by its arithmetic): its cost's index, class, flags and passes, and its
-    // l2_span, l2_forward, activation_growth and recomputation.
+    // row kernel, whether it is a fused attention, and its l2_span, l2_forward, activation_growth and
+    // recomputation.
     std::uint32_t cost = 0;
     ir::OpClass op_class = ir::OpClass::DataMovement;
-    bool matrix_unit = false, sparse = false, recomputed = false;
+    bool matrix_unit = false, sparse = false, recomputed = false, flash = false;
     std::uint8_t adds = 0;
     PassCost forward, forward_train, backward, l2_forward;
+    kernels::RowKernel rows_forward;
     double l2_span = 0, activation_growth = 0;
   };
   std::vector<Group> groups;               // in the order of their first layers

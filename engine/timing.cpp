@@ -186,7 +186,7 @@ LayerTimes LayerTimer::time(const RunCost& c, const PeakUsed& peak, const Ppp& f
     t.backward = time_gemm_pass(c.backward, c.layer->gemm_backward, plans, *facts, peak, bandwidth, factor(bwd), launch_s);
     return t;
   }
-  if (micro && facts && c.layer->flash) {
+  if (micro && facts && c.flash) {
     // A fused attention kernel: its blocks' steps (kernels/attention.hpp), where the family has a
     // fitted attention efficiency; else PALEO below.
     const auto one = [&](const PassCost& pc, bool backward) -> std::optional<PassTime> {
@@ -214,8 +214,8 @@ LayerTimes LayerTimer::time(const RunCost& c, const PeakUsed& peak, const Ppp& f
   const bool train_as_inference = !in_l2 && c.forward_train == c.forward && train == fwd;
   const auto three = [&](auto&& time_one) -> LayerTimes {
     // From L2 a row kernel's re-reads hit L2 too: no row traffic beyond the pass's weights.
-    PassTime forward = mark(time_one(forward_cost, fwd, in_l2 ? kernels::RowKernel{} : c.layer->rows_forward));
-    PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, c.layer->rows_forward);
+    PassTime forward = mark(time_one(forward_cost, fwd, in_l2 ? kernels::RowKernel{} : *c.rows));
+    PassTime forward_train = train_as_inference ? forward : time_one(c.forward_train, train, *c.rows);
     return {forward, forward_train, time_one(c.backward, bwd, kernels::RowKernel{})};
   };
   if (!micro)

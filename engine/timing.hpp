@@ -194,9 +194,13 @@ struct RunCost {
   const OpCost* layer = nullptr;
   ir::OpClass op_class = ir::OpClass::DataMovement;
   bool matrix_unit = false;
+  bool flash = false;                           // layer->flash is set (read here, not there, for every layer)
+  const kernels::RowKernel* rows = nullptr;     // the forward's row kernel: layer->rows_forward, or a copy of it
   PassCost forward, forward_train, backward;
   // The layer as it stands, nothing added.
-  static RunCost of(const OpCost& c) { return {&c, c.op_class, c.matrix_unit, c.forward, c.forward_train, c.backward}; }
+  static RunCost of(const OpCost& c) {
+    return {&c, c.op_class, c.matrix_unit, c.flash.has_value(), &c.rows_forward, c.forward, c.forward_train, c.backward};
+  }
 };
 
 struct LayerTimer {

@@ -167,24 +167,47 @@ struct Terms {
 // loop saves the divisions).
 double over(double x, int power_of_two) { return x * (1.0 / power_of_two); }
 
-Terms terms(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile& t, int split) {
+// A candidate's terms in two parts that the search works out once each: what depends on the tile
+// alone, and what depends on the split of K alone.
+struct TileTerms {
+  double tiles;   // output tiles of the unsplit GEMM
+  double fill;    // main-loop steps outside the steady loop: the stages, and the epilogue's store
+  double flops;   // FLOPs of one main-loop step of one tile
+};
+TileTerms tile_terms(const Gemm& g, const GpuFacts& f, const Tile& t) {
+  return {std::ceil(over(g.m, t.m)) * std::ceil(over(g.n, t.n)) * g.count,
+          t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) / (static_cast<double>(t.m + t.n) * t.k * f.in_bytes),
+          2.0 * t.m * t.n * t.k};
+}
+struct SplitTerms {
+  int split;
+  double k;                                // K of one slice
+  double dram_s, reduction_s, fixed_s;
+};
+SplitTerms split_terms(const Gemm& g, const GpuFacts& f, const Shared& s, int split) {
+  const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
+  return {split, split == 1 ? g.k : std::ceil(g.k / split), (s.operands + (split > 1 ? partials : s.output)) * s.per_dram,
+          split > 1 ? (partials + s.output) * s.per_dram : 0.0,
+          (split > 1 ? 2 : 1) * f.kernel_fixed_s};   // split-K's reduction is a kernel of its own
+}
+
+Terms terms(const GpuFacts& f, const Shared& s, const Tile& t, const TileTerms& tt, const SplitTerms& st) {
   Terms r;
-  r.tiles = std::ceil(over(g.m, t.m)) * std::ceil(over(g.n, t.n)) * g.count * split;
+  r.tiles = tt.tiles * st.split;
   r.waves = std::ceil(r.tiles / f.sms);
-  r.iters = std::ceil(over(split == 1 ? g.k : std::ceil(g.k / split), t.k));
-  r.fill = t.stages + (static_cast<double>(t.m) * t.n * f.out_bytes) / (static_cast<double>(t.m + t.n) * t.k * f.in_bytes);
+  r.iters = std::ceil(over(st.k, t.k));
+  r.fill = tt.fill;
   // Hopper's 16- and 8-bit tensor-core GEMMs are persistent and warp-specialised (CUTLASS 3's sm90 TMA
   // kernels, cuBLAS's nvjet_sm90_*): an SM keeps its block and walks its tiles, the producer warps load the next
   // tile's first stages while the consumers store the last one, so an SM pays the fill once, not once
   // per tile. Earlier architectures launch a block per tile, each filling its pipeline and storing its
   // output in turn.
   const double steps = s.loop.persistent ? r.waves * r.iters + r.fill : r.waves * (r.iters + r.fill);
-  r.compute_s = steps * (2.0 * t.m * t.n * t.k) * s.per_compute;
+  r.compute_s = steps * tt.flops * s.per_compute;
   r.l2_s = r.tiles * static_cast<double>(t.m + t.n) * t.k * r.iters * f.in_bytes * s.per_l2;
-  const double partials = split > 1 ? split * g.m * g.n * 4.0 * g.count : 0.0;   // fp32 partial sums
-  r.dram_s = (s.operands + (split > 1 ? partials : s.output)) * s.per_dram;
-  r.reduction_s = split > 1 ? (partials + s.output) * s.per_dram : 0.0;
-  r.fixed_s = (split > 1 ? 2 : 1) * f.kernel_fixed_s;   // split-K's reduction is a kernel of its own
+  r.dram_s = st.dram_s;
+  r.reduction_s = st.reduction_s;
+  r.fixed_s = st.fixed_s;
   return r;
 }
 
@@ -216,7 +239,7 @@ GemmPlan plan_from(const Gemm& g, const GpuFacts& f, const Shared& s, const Tile
 
 GemmPlan plan_tile(const Gemm& g, const GpuFacts& f, const Tile& t, int split) {
   const Shared shared(g, f);
-  return plan_from(g, f, shared, t, split, terms(g, f, shared, t, split));
+  return plan_from(g, f, shared, t, split, terms(f, shared, t, tile_terms(g, f, t), split_terms(g, f, shared, split)));
 }
 
 std::string_view limit_name(Limit l) {
@@ -287,15 +310,25 @@ GemmPlan search(const Gemm& g, const GpuFacts& f) {
   // reaches this bound ends the search: a later one could at best tie, and a tie keeps the earlier.
   const double bound = std::max(g.flops() * shared.per_compute / f.sms, (shared.operands + shared.output) * shared.per_dram) +
                        f.kernel_fixed_s;
-  for (const Shape* s = shapes.begin; s != shapes.end && !(have && best.seconds() <= bound); ++s) {
+  // Each split's terms, worked out the first time a tile tries it.
+  std::array<SplitTerms, kSplits.size()> splits;
+  std::size_t known = 0;
+  const auto split = [&](std::size_t i) -> const SplitTerms& {
+    for (; known <= i; ++known) splits[known] = split_terms(g, f, shared, kSplits[known]);
+    return splits[i];
+  };
+  double best_s = 0.0;
+  for (const Shape* s = shapes.begin; s != shapes.end && !(have && best_s <= bound); ++s) {
     const Tile t{s->m, s->n, shapes.k, s->stages};
     // A tile whose pipeline does not fit the SM's shared memory is no candidate there.
     if (f.shared_memory > 0 && static_cast<double>(t.stages) * (t.m + t.n) * t.k * f.in_bytes > f.shared_memory) continue;
+    const TileTerms tile = tile_terms(g, f, t);
     for (std::size_t i = 0; i < kSplits.size(); ++i) {
-      const Terms r = terms(g, f, shared, t, kSplits[i]);
-      if (!have || r.seconds() < best.seconds()) best = r, best_tile = t, best_split = kSplits[i], have = true;
+      const Terms r = terms(f, shared, t, tile, split(i));
+      const double seconds = r.seconds();
+      if (!have || seconds < best_s) best = r, best_s = seconds, best_tile = t, best_split = kSplits[i], have = true;
       // Split further only while the tiles leave SMs idle and the next split keeps two K steps a slice.
-      if (r.tiles >= f.sms || i + 1 == kSplits.size() || std::ceil(g.k / kSplits[i + 1]) < 2.0 * t.k) break;
+      if (r.tiles >= f.sms || i + 1 == kSplits.size() || split(i + 1).k < 2.0 * t.k) break;
     }
   }
   return have ? plan_from(g, f, shared, best_tile, best_split, best) : GemmPlan{};
