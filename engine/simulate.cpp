@@ -326,6 +326,15 @@ std::vector<PassCost> l2_forwards(const ir::Network& net, const Workload& w, dou
 }
 
 // Workload::groups: layers with the same costs, heap growth, recomputation and L2 span.
+// What a device may change about a layer of these costs (Workload::Adds).
+std::uint8_t adds_of(const OpCost& c) {
+  const auto any = [](const auto&... passes) { return ((passes.kernels > 0 || passes.bytes() > 0) || ...); };
+  return static_cast<std::uint8_t>(
+      (any(c.nchw_forward, c.nchw_backward) ? Workload::kConversions : 0) |
+      (any(c.bias_forward, c.bias_backward, c.indices_forward, c.copy_forward, c.copy_backward) ? Workload::kEagerKernels : 0) |
+      (c.narrow_input ? Workload::kNarrowInput : 0) | (c.unit_stride_1x1 ? Workload::kUnitStride1x1 : 0));
+}
+
 void group_layers(Workload& w) {
   const std::size_t n = w.cost_of.size();
   w.groups.clear();
@@ -357,7 +366,7 @@ void group_layers(Workload& w) {
                           .sparse = c.sparse,
                           .recomputed = w.recomputed[id],
                           .flash = c.flash.has_value(),
-                          .adds = w.adds[cost],
+                          .adds = adds_of(c),
                           .forward = c.forward,
                           .forward_train = c.forward_train,
                           .backward = c.backward,
@@ -473,11 +482,6 @@ Workload workload(const ir::Network& net, const Options& opt) {
     } else {
       w.cost_of.push_back(static_cast<std::uint32_t>(w.costs.size()));
       distinct.emplace(key, w.cost_of.back());
-      const auto any = [](const auto&... passes) { return ((passes.kernels > 0 || passes.bytes() > 0) || ...); };
-      w.adds.push_back(static_cast<std::uint8_t>(
-          (any(c.nchw_forward, c.nchw_backward) ? Workload::kConversions : 0) |
-          (any(c.bias_forward, c.bias_backward, c.indices_forward, c.copy_forward, c.copy_backward) ? Workload::kEagerKernels : 0) |
-          (c.narrow_input ? Workload::kNarrowInput : 0) | (c.unit_stride_1x1 ? Workload::kUnitStride1x1 : 0)));
       w.costs.push_back(c);
     }
   }
@@ -678,8 +682,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   // traffic for the totals, the conversions for the NCHW note), and `l2`, the inference forward's
   // DRAM traffic from L2 with the extra kernels counted: run from L2, they read and write values the
   // layer has just made there, so their launches and fixed times count and their bytes are the L2's.
-  // A layer that the device reclasses or adds kernels to.
-  const auto extended = [&](std::size_t id, Extras* extras, PassCost* l2) {
+  const auto effective = [&](std::size_t id, Extras* extras = nullptr, PassCost* l2 = nullptr) {
     const RunCost c = base(id);
     const Extras e = extras_of(*c.layer, c.matrix_unit, true);
     if (extras) *extras = e;
@@ -691,15 +694,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   };
   const std::uint8_t device_adds = (converts ? Workload::kConversions : 0) | (eager_gpu ? Workload::kEagerKernels : 0) |
                                    (narrow_on_vector ? Workload::kNarrowInput : 0) | (native_1x1 ? Workload::kUnitStride1x1 : 0);
-  const auto effective = [&](std::size_t id, Extras* extras = nullptr, PassCost* l2 = nullptr) {
-    if (!(w.adds[w.cost_of[id]] & device_adds)) {   // as the layer stands
-      if (extras) *extras = Extras{};
-      if (l2) *l2 = w.l2_forward[id];
-      return RunCost::of(w.cost(id));
-    }
-    return extended(id, extras, l2);
-  };
-  // The same for a group, from its record where the device changes nothing.
+  // A group as this device runs it: from the group's record where the device changes nothing about its
+  // layers (Workload::Adds), which spares the sweep's loop their OpCosts; else as effective() has it.
   const auto effective_group = [&](const Workload::Group& group, Extras* extras, PassCost* l2) {
     if (!(group.adds & device_adds)) {
       *extras = Extras{};
@@ -707,7 +703,7 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       return RunCost{&w.costs[group.cost], group.op_class, group.matrix_unit, group.flash, &group.rows_forward,
                      group.forward, group.forward_train, group.backward};
     }
-    return extended(group.first, extras, l2);
+    return effective(group.first, extras, l2);
   };
   double conversion_s = 0.0;
   Totals& t = r.totals;

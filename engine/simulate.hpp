@@ -78,15 +78,14 @@ struct Workload {
   std::vector<OpCost> costs;
   std::vector<std::uint32_t> cost_of;
   const OpCost& cost(std::size_t layer) const { return costs[cost_of[layer]]; }
-  // Per distinct cost: what a device may change about it (the Adds bits), so that timing a layer that
-  // none of them touch reads none of the kilobyte of its OpCost beyond its passes.
+  // What a device may change about a layer's costs (Group::adds), so that timing a group that none of
+  // them touch reads nothing of its kilobyte OpCost beyond what the group's record copies.
   enum Adds : std::uint8_t {
     kConversions = 1,      // nchw_forward or nchw_backward: channels-first layout conversions
     kEagerKernels = 2,     // bias_*, indices_forward or copy_*: eager PyTorch's kernels beside the layer's
     kNarrowInput = 4,      // narrow_input: off the matrix units on a GPU
     kUnitStride1x1 = 8,    // unit_stride_1x1: outside oneDNN on a CPU
   };
-  std::vector<std::uint8_t> adds;
   std::vector<bool> recomputed;            // per layer: run again in backward (selective recomputation)
   // Per layer: the activation bytes kept for its backward without recomputation (LayerRow::saved_bytes).
   std::vector<double> saved_bytes;
