@@ -165,6 +165,37 @@ std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& net, st
   return requests;
 }
 
+std::vector<std::optional<TrainingMappedBytes>> eager_cpu_training_mapped_bytes(const ir::Network& net, std::int64_t batch,
+                                                                                ir::Precision precision, double mmap_threshold) {
+  const double width = static_cast<double>(ir::bytes_per_element(precision));
+  const auto bytes_of = [&](const ir::Shape& shape) {
+    return static_cast<double>(ir::element_count(shape)) * static_cast<double>(batch) * width;
+  };
+  // Above the mmap threshold a request is mapped only where the heap cannot serve it; glibc trims the
+  // heap's top once it holds twice the threshold free (the trim threshold, when the mmap threshold
+  // has risen to its cap), so only a block above that is mapped afresh whatever the heap holds.
+  const double always_mapped = 2 * mmap_threshold;
+  const auto mapped = [always_mapped](double block) { return block > always_mapped ? block : 0.0; };
+  const std::vector<GradNeeds> grads = grad_flags(net);
+  std::vector<std::optional<TrainingMappedBytes>> blocks(net.layers.size());
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const ir::Layer& l = net.layers[i];
+    if (l.inputs.empty()) continue;
+    const std::string_view op = ir::op_name(l.op);
+    const double in = bytes_of(net.layers[l.inputs.front()].output), out = bytes_of(l.output);
+    const bool input_gradient = !grads[i].inputs.empty() && grads[i].inputs.front();
+    if (op == "conv") {
+      blocks[i] = TrainingMappedBytes{
+          .forward_train = mapped(in) + 2 * mapped(out),
+          .backward = input_gradient ? 3 * mapped(in) + 2 * mapped(out) : mapped(in) + mapped(out)};
+    } else if (op == "maxpool" || op == "adaptive_maxpool") {
+      blocks[i] = TrainingMappedBytes{.forward_train = mapped(out) + mapped(out / width * kIndexBytes),
+                                      .backward = input_gradient ? mapped(in) : 0.0};
+    }
+  }
+  return blocks;
+}
+
 std::vector<std::vector<double>> replay_fresh_bytes(const std::vector<HostRequest>& requests, std::size_t layers,
                                                     double mmap_threshold_max, int steps) {
   MainArena arena(static_cast<std::int64_t>(mmap_threshold_max));

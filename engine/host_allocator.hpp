@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,28 @@ struct HostRequest {
 //   result is freed at the step's end (a timed forward discards it).
 // Blocks below 64 KiB are left out: glibc serves them from bins the large blocks never touch.
 std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& network, std::int64_t batch, ir::Precision precision);
+
+// The bytes of blocks above the mmap threshold (`mmap_threshold`, glibc's cap: mapped afresh every
+// step, whatever the heap holds) that a training step's passes of each layer allocate in eager
+// LibTorch 1.13 on a CPU, where they are more than the pass's output: a convolution through oneDNN
+// (mkldnn_convolution and its backward) and a max pool. Counted with getrusage's minor faults around
+// one layer's passes in Debian's torch 1.13, batch 16, two threads (docs/results/2026-11-28-training-blocks.md):
+// - a convolution's training forward: its input copied to oneDNN's blocked layout, its output in that
+//   layout, its output in NCHW (input + 2 x output, as at inference);
+// - its backward: the input's gradient in NCHW, then for the data gradient the output's gradient
+//   blocked and the input's gradient blocked, and for the weight gradient the input blocked and the
+//   output's gradient blocked again (3 x input + 2 x output); where the input needs no gradient (the
+//   first convolution), the weight gradient's two (input + output). Depthwise and grouped
+//   convolutions take the same path;
+// - a max pool's training forward: its output and its int64 indices, kept for the backward; its
+//   backward, its input's gradient.
+// Every other layer: nullopt (FreshMemory's charge, the pass's output as one block, stands).
+struct TrainingMappedBytes {
+  double forward_train = 0.0;
+  double backward = 0.0;
+};
+std::vector<std::optional<TrainingMappedBytes>> eager_cpu_training_mapped_bytes(const ir::Network& network, std::int64_t batch,
+                                                                                ir::Precision precision, double mmap_threshold);
 
 // glibc 2.36's main arena (malloc/malloc.c) for blocks of 64 KiB and more, where tcache and fast bins
 // never hold them: a request takes the smallest free chunk that fits, else the top chunk; at or above

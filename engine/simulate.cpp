@@ -601,6 +601,20 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
       group_inference_fresh_s[w.group_of[id]] += inference_fresh_s[id];
     }
   }
+  // A training step's convolutions and max pools map more blocks than their outputs
+  // (eager_cpu_training_mapped_bytes): summed per group, in place of FreshMemory's charge for them.
+  std::vector<std::optional<TrainingMappedBytes>> group_training_fresh_s;
+  if (fresh.first_touch > 0) {
+    const auto mapped = eager_cpu_training_mapped_bytes(net, opt.batch, opt.precision, fresh.threshold);
+    group_training_fresh_s.assign(w.groups.size(), std::nullopt);
+    for (std::size_t id = 0; id < mapped.size(); ++id) {
+      if (!mapped[id]) continue;
+      std::optional<TrainingMappedBytes>& sum = group_training_fresh_s[w.group_of[id]];
+      if (!sum) sum.emplace();
+      sum->forward_train += mapped[id]->forward_train / fresh.first_touch;
+      sum->backward += mapped[id]->backward / fresh.first_touch;
+    }
+  }
   const auto with_fresh = [](PassTime pass, double fresh_s) {
     pass.paleo_s += fresh_s - pass.fresh_s;
     pass.fresh_s = fresh_s;
@@ -759,6 +773,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.fwd = lt.forward;
     gt.fwd_train = lt.forward_train;
     gt.bwd = lt.backward;
+    if (!group_training_fresh_s.empty() && group_training_fresh_s[g]) {
+      gt.fwd_train = with_fresh(gt.fwd_train, group_training_fresh_s[g]->forward_train / size);
+      if (c.backward.kernels > 0) gt.bwd = with_fresh(gt.bwd, group_training_fresh_s[g]->backward / size);
+    }
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
     const double heap_s = fresh.heap_seconds(group.activation_growth, c.forward);

@@ -140,3 +140,53 @@ TEST_CASE("simulate: the inference forward's fresh pages are the arena's, where 
   }
   CHECK(rows == Approx(fresh.totals.time_fwd_s));
 }
+
+TEST_CASE("LibTorch's training blocks: VGG-16's convolutions at batch 16 map input + 2 outputs forward, 3 inputs + 2 outputs backward") {
+  // Minor faults counted around single layers in Debian's torch 1.13 at batch 16
+  // (validate/scripts/training_blocks.py; docs/results/2026-11-28-training-blocks.md): a 64-channel
+  // 3x3 convolution on 224x224 (input and output 205.5 MB each) faulted 617 MB forward and 1,028 MB
+  // backward; the first convolution, whose 3-channel input needs no gradient, 206 MB backward.
+  const ir::Network net = lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/models/vgg16.net");
+  const double threshold = 32.0 * kMiB;
+  const auto blocks = engine::eager_cpu_training_mapped_bytes(net, 16, ir::Precision::FP32, threshold);
+  const auto conv = convs(net);
+  REQUIRE(conv.size() == 13);
+  const double map224 = 16.0 * 64 * 224 * 224 * 4, map112 = 16.0 * 128 * 112 * 112 * 4;
+  REQUIRE(blocks[conv[0]]);
+  CHECK(blocks[conv[0]]->forward_train == 2 * map224);   // its 9.6 MB input copy comes from the heap
+  CHECK(blocks[conv[0]]->backward == map224);            // no input gradient: the output's gradient, blocked
+  CHECK(blocks[conv[1]]->forward_train == 3 * map224);
+  CHECK(blocks[conv[1]]->backward == 5 * map224);
+  // stage2.conv1 reads the pooled 51 MB and writes 103 MB: only blocks the heap can never keep free
+  // (above twice the 32 MiB cap) are mapped whatever it holds.
+  CHECK(blocks[conv[2]]->forward_train == 2 * map112);
+  CHECK(blocks[conv[2]]->backward == 2 * map112);
+  // stage3's 51 MB blocks may come from the heap: none counted.
+  CHECK(blocks[conv[4]]->forward_train == 0.0);
+  CHECK(blocks[conv[4]]->backward == 0.0);
+  // The first max pool: a 51 MB output (not counted) and its 103 MB of int64 indices; backward its
+  // 205.5 MB input gradient.
+  const std::size_t pool = conv[1] + 2;
+  REQUIRE(ir::op_name(net.layers[pool].op) == "maxpool");
+  CHECK(blocks[pool]->forward_train == 2 * map224 / 4);
+  CHECK(blocks[pool]->backward == map224);
+  // Other layers keep FreshMemory's charge.
+  CHECK_FALSE(blocks[conv[0] + 1]);
+}
+
+TEST_CASE("simulate: a training step's convolutions pay for the blocks they map, where the device calibrated fresh pages") {
+  const ir::Network net = lang::load_network(std::string(RIDGE_SOURCE_DIR) + "/models/vgg16.net");
+  ir::Device cpu = testing::xeon();
+  cpu.first_touch = ir::Figure{2e9, "test"};
+  cpu.mmap_threshold = ir::Figure{32.0 * kMiB, "test"};
+  const auto r = engine::simulate(net, cpu, {.batch = 16});
+  const auto blocks = engine::eager_cpu_training_mapped_bytes(net, 16, ir::Precision::FP32, 32.0 * kMiB);
+  const auto conv = convs(net);
+  // The second convolution's passes: fresh time is its mapped blocks at 2 GB/s plus the heap's growth,
+  // which a layer whose output is mapped does not pay (FreshMemory::heap_seconds).
+  CHECK(r.layers[conv[1]].time_fwd_train.fresh_s == Approx(blocks[conv[1]]->forward_train / 2e9));
+  CHECK(r.layers[conv[1]].time_bwd.fresh_s == Approx(blocks[conv[1]]->backward / 2e9));
+  // Without the device's figures nothing is charged.
+  const auto plain = engine::simulate(net, testing::xeon(), {.batch = 16});
+  CHECK(plain.layers[conv[1]].time_bwd.fresh_s == 0.0);
+}
