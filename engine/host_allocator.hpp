@@ -11,7 +11,8 @@
 // pages are replayed here: the requests LibTorch makes (eager_cpu_inference_requests) through a model
 // of glibc's main arena (MainArena), step after step until it settles. The training step keeps
 // FreshMemory's charges: replayed through the same arena, the requests of a training step that
-// alloc_trace.c recorded fault in 3-5 times what Python measures.
+// alloc_trace.c recorded fault in 3-5 times what Python measures. Its convolutions and max pools,
+// which map several blocks a pass, are charged those blocks instead (eager_cpu_training_mapped_bytes).
 #pragma once
 
 #include "lang/ir/device.hpp"

@@ -935,7 +935,8 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     r.notes.push_back(note("report-fresh-memory", "fresh memory, faulted in at " + std::to_string(fresh.first_touch / 1e9).substr(0, 5) +
                       " GB/s (allocator.first_touch): inference, the pages eager LibTorch's requests fault in, replayed "
                       "through glibc's arena; training, each block above " + std::to_string(static_cast<long long>(fresh.threshold / 1048576)) +
-                      " MiB a pass writes, and the heap's growth to the forward's peak"));
+                      " MiB a pass writes (a convolution's oneDNN copies and a max pool's indices where above twice that), and the heap's "
+                      "growth to the forward's peak"));
   if (const ir::Runtime* rt = opt.runtime.get()) {
     std::string said;
     if (rt->launch_overhead) said += ", launch overhead " + std::to_string(rt->launch_overhead->value * 1e6).substr(0, 4) + " us a kernel";

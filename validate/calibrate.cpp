@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -191,6 +192,19 @@ ErrorSummary median_error(const std::vector<NetworkComparison>& nets, bool holdo
     if (n.measured_train_s > 0) train.push_back(rel(after ? n.after_train_s : n.before_train_s, n.measured_train_s));
   }
   return {median(infer), median(train), infer.size()};
+}
+
+std::optional<std::string> ceiling_drift_warning(double start_flops, double end_flops) {
+  if (!(start_flops > 0.0) || !(end_flops > 0.0)) return std::nullopt;
+  const double drift = end_flops / start_flops - 1.0;
+  if (std::abs(drift) <= kCeilingDrift) return std::nullopt;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "the machine's speed moved while calibrate measured: the convolution ceiling was %.1f GFLOP/s at the "
+                "start and %.1f GFLOP/s once the layers were timed (%+.0f %%); the fitted PPP are relative to the first. "
+                "Calibrate again on an idle machine before trusting this .hw",
+                start_flops / 1e9, end_flops / 1e9, drift * 100.0);
+  return std::string(line);
 }
 
 std::vector<std::string> noise_warnings(const NetworkComparison& n) {
@@ -404,9 +418,13 @@ CalibrationResult calibrate(const std::vector<CalibrationNetwork>& networks, con
     result.notes.push_back(resident_timing);
   }
 
+  say("measuring the convolution ceiling again");
+  result.conv_flops_end = measure_conv_flops(device, dtype, o.ceilings);
+
   say("fitting PPP to " + std::to_string(samples.size()) + " layer passes");
   result.fit = fit_ppp(samples, fit_options);
   result.warnings = bound_warnings(result.fit, samples);
+  if (auto drift = ceiling_drift_warning(result.conv_flops, result.conv_flops_end)) result.warnings.push_back(std::move(*drift));
 
   const std::string fitted = "fitted by ridge calibrate on " + o.date + " to " + join_names(nets, false) + " (batch " +
                              std::to_string(o.batch) + ", " + std::string(ir::precision_name(o.precision)) + ")";

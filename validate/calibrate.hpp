@@ -99,6 +99,7 @@ struct CalibrationResult {
   FitResult fit;
   double gemm_flops = 0.0;     // measured ceilings, at the calibrated precision
   double conv_flops = 0.0;
+  double conv_flops_end = 0.0;   // the same ceiling measured again once the layers are timed (0: not)
   double peak_flops = 0.0;     // the better of the two: the attainable peak
   double copy_bandwidth = 0.0;
   double first_touch = 0.0;    // B/s of fresh pages (CPU; 0 on a GPU or where not measurable)
@@ -130,6 +131,14 @@ ErrorSummary median_error(const std::vector<NetworkComparison>& networks, bool h
 // ceiling, and its model still predicts it slower than measured), each with the share of its layer
 // passes' measured time the model overshoots by there: time the fit had to take out of other figures.
 std::vector<std::string> bound_warnings(const FitResult& fit, const std::vector<FitSample>& samples);
+
+// A warning where the machine's speed moved while calibrate measured: the convolution ceiling at the
+// start and again once every layer was timed, more than kCeilingDrift apart. The fit scales every
+// measured pass to the ceiling taken at the start; on a VM whose host is busy the two can be a third
+// apart (issue #37: the 2-vCPU Xeon VM, 214 against 322-340 GFLOP/s in other runs that day), and such
+// a .hw then predicts a quiet machine's runs 15-50 % slow. nullopt where they agree or one is missing.
+inline constexpr double kCeilingDrift = 0.10;
+std::optional<std::string> ceiling_drift_warning(double start_flops, double end_flops);
 
 // The same over the fitted networks' leave-one-out predictions (NetworkComparison::left_out_*_s): the
 // error to expect on a network like them that the fit never saw.

@@ -97,6 +97,7 @@ void print_report(const validate::CalibrationResult& r, bool all_layers) {
               r.conv_flops / 1e9, r.copy_bandwidth / 1e9);
   if (r.first_touch > 0) std::printf(", fresh pages %.2f GB/s", r.first_touch / 1e9);
   if (r.dispatch_overhead > 0) std::printf(", dispatch %.2f us per op", r.dispatch_overhead * 1e6);
+  if (r.conv_flops_end > 0) std::printf("; convolution again at the end %.2f GFLOP/s", r.conv_flops_end / 1e9);
   std::printf("\n");
   if (!r.cache_curve.empty()) {
     std::printf("Copy bandwidth against working set (GB/s):");

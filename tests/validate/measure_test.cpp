@@ -187,6 +187,18 @@ TEST_CASE("calibrate on small networks writes a .hw that parses back, with prove
   }
 }
 
+TEST_CASE("a ceiling that moved while calibrate measured is a warning, with both figures") {
+  // The 2-vCPU Xeon VM of 2026-11-28: 321.6 GFLOP/s in one run, 213.6 in a run an hour later.
+  const auto drift = validate::ceiling_drift_warning(321.6e9, 213.6e9);
+  REQUIRE(drift);
+  CHECK(drift->find("321.6 GFLOP/s") != std::string::npos);
+  CHECK(drift->find("213.6 GFLOP/s") != std::string::npos);
+  CHECK(drift->find("-34 %") != std::string::npos);
+  CHECK(validate::ceiling_drift_warning(213.6e9, 321.6e9));              // faster at the end too
+  CHECK_FALSE(validate::ceiling_drift_warning(330e9, 321.6e9));          // 2.5 %: the ceiling's own jitter
+  CHECK_FALSE(validate::ceiling_drift_warning(330e9, 0.0));              // not measured again
+}
+
 TEST_CASE("a fitted figure at the edge physics allows is a warning that says what it absorbed") {
   using validate::FitSample;
   // A linear measured twice as fast as its compute bound: the PPP stops at 1 and the model still
