@@ -52,9 +52,9 @@ struct HostRequest {
 // Blocks below 64 KiB are left out: glibc serves them from bins the large blocks never touch.
 std::vector<HostRequest> eager_cpu_inference_requests(const ir::Network& network, std::int64_t batch, ir::Precision precision);
 
-// The bytes of blocks above the mmap threshold (`mmap_threshold`, glibc's cap: mapped afresh every
-// step, whatever the heap holds) that a training step's passes of each layer allocate in eager
-// LibTorch 1.13 on a CPU, where they are more than the pass's output: a convolution through oneDNN
+// The bytes of blocks mapped afresh every step, whatever the heap holds (those above twice
+// `mmap_threshold`, glibc's cap: see the .cpp), that a training step's passes of each layer allocate
+// in eager LibTorch 1.13 on a CPU, where they are more than the pass's output: a convolution through oneDNN
 // (mkldnn_convolution and its backward) and a max pool. Counted with getrusage's minor faults around
 // one layer's passes in Debian's torch 1.13, batch 16, two threads (docs/results/2026-11-28-training-blocks.md):
 // - a convolution's training forward: its input copied to oneDNN's blocked layout, its output in that

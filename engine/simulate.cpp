@@ -603,16 +603,16 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
   }
   // A training step's convolutions and max pools map more blocks than their outputs
   // (eager_cpu_training_mapped_bytes): summed per group, in place of FreshMemory's charge for them.
-  std::vector<std::optional<TrainingMappedBytes>> group_training_fresh_s;
+  std::vector<std::optional<TrainingMappedBytes>> group_training_mapped;
   if (fresh.first_touch > 0) {
     const auto mapped = eager_cpu_training_mapped_bytes(net, opt.batch, opt.precision, fresh.threshold);
-    group_training_fresh_s.assign(w.groups.size(), std::nullopt);
+    group_training_mapped.assign(w.groups.size(), std::nullopt);
     for (std::size_t id = 0; id < mapped.size(); ++id) {
       if (!mapped[id]) continue;
-      std::optional<TrainingMappedBytes>& sum = group_training_fresh_s[w.group_of[id]];
+      std::optional<TrainingMappedBytes>& sum = group_training_mapped[w.group_of[id]];
       if (!sum) sum.emplace();
-      sum->forward_train += mapped[id]->forward_train / fresh.first_touch;
-      sum->backward += mapped[id]->backward / fresh.first_touch;
+      sum->forward_train += mapped[id]->forward_train;
+      sum->backward += mapped[id]->backward;
     }
   }
   const auto with_fresh = [](PassTime pass, double fresh_s) {
@@ -773,9 +773,10 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
     gt.fwd = lt.forward;
     gt.fwd_train = lt.forward_train;
     gt.bwd = lt.backward;
-    if (!group_training_fresh_s.empty() && group_training_fresh_s[g]) {
-      gt.fwd_train = with_fresh(gt.fwd_train, group_training_fresh_s[g]->forward_train / size);
-      if (c.backward.kernels > 0) gt.bwd = with_fresh(gt.bwd, group_training_fresh_s[g]->backward / size);
+    if (!group_training_mapped.empty() && group_training_mapped[g]) {
+      const TrainingMappedBytes& mapped = *group_training_mapped[g];
+      gt.fwd_train = with_fresh(gt.fwd_train, mapped.forward_train / size / fresh.first_touch);
+      if (c.backward.kernels > 0) gt.bwd = with_fresh(gt.bwd, mapped.backward / size / fresh.first_touch);
     }
     // The heap grows for this layer's output in each forward, and again in the backward for its
     // gradient where it has one (FreshMemory).
