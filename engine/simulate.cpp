@@ -325,7 +325,6 @@ std::vector<PassCost> l2_forwards(const ir::Network& net, const Workload& w, dou
   return forwards;
 }
 
-// Workload::groups: layers with the same costs, heap growth, recomputation and L2 span.
 // What a device may change about a layer of these costs (Workload::Adds).
 std::uint8_t adds_of(const OpCost& c) {
   const auto any = [](const auto&... passes) { return ((passes.kernels > 0 || passes.bytes() > 0) || ...); };
@@ -335,6 +334,7 @@ std::uint8_t adds_of(const OpCost& c) {
       (c.narrow_input ? Workload::kNarrowInput : 0) | (c.unit_stride_1x1 ? Workload::kUnitStride1x1 : 0));
 }
 
+// Workload::groups: layers with the same costs, heap growth, recomputation and L2 span.
 void group_layers(Workload& w) {
   const std::size_t n = w.cost_of.size();
   w.groups.clear();
