@@ -1,5 +1,6 @@
 #include "engine/generation.hpp"
 
+#include "engine/quant_storage.hpp"
 #include "engine/runtime.hpp"
 
 #include "engine/parallel/collectives.hpp"
@@ -139,7 +140,7 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   g.generate = count;
 
   const ir::Network prefill_net = phase_network(network_at, o, prompt, 0);
-  g.kv_cache_bytes_per_token = kv_cache_bytes_per_token(prefill_net, o.precision);
+  g.kv_cache_bytes_per_token = kv_cache_bytes_per_token(prefill_net, quant::kv_cache_precision(o.runtime.get(), o.precision));
   if (g.kv_cache_bytes_per_token == 0.0)
     throw SimulationError("network '" + prefill_net.name + "' has no attention layer: there is no KV cache to decode against");
   const Sharding sharded = sharding(prefill_net, device, parallel);

@@ -88,11 +88,12 @@ OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t 
 }
 
 OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
-               ir::Precision precision, const GradNeeds& grad, double weight_width) {
-  const double w = ir::bytes_per_element(precision);
+               ir::Precision precision, const GradNeeds& grad, double weight_width, double activation_width,
+               double kv_width) {
+  const double w = activation_width > 0.0 ? activation_width : ir::bytes_per_element(precision);
   const costs::Ctx ctx{layer, shapes, static_cast<double>(batch), w, weight_width > 0.0 ? weight_width : w,
                        static_cast<double>(ir::weight_count(layer, shapes)), grad,
-                       ir::bytes_per_element(ir::element_precision(precision))};
+                       ir::bytes_per_element(ir::element_precision(precision)), kv_width > 0.0 ? kv_width : w};
   const ir::OpSpec& spec = ir::spec(layer.op);
   OpCost cost;
   cost.op_class = spec.op_class;

@@ -10,7 +10,9 @@
 // - Counts are per batch (the IR's shapes are per sample), in doubles: exact up to 2^53, which the
 //   IR's per-sample limits and simulate()'s batch limit keep every count inside.
 // - Bytes are at the precision's width (ir::bytes_per_element) for activations, weights and
-//   gradients alike (mixed-precision fp32 master weights are not modelled).
+//   gradients alike (mixed-precision fp32 master weights are not modelled), except where the caller
+//   gives other widths: weight-only quantisation, and a quantised stack's 16-bit activations and KV
+//   cache (engine/quant_storage.hpp).
 // - Forward (inference): activations read + weights read + outputs written, eval mode (batch norm uses
 //   its running statistics, dropout is the identity). Forward (training): the same pass in train
 //   mode, which differs for batch norm (batch statistics) and dropout (mask); the training step uses it.
@@ -128,8 +130,12 @@ struct GradNeeds {
 // The cost of `layer`, whose inputs have `input_shapes` (per sample), at `batch` samples and
 // `precision`; `grad` says which inputs need a gradient (see grad_needs()). `weight_width`: bytes per
 // weight of the weight matrices (the rows that read c.ww) under weight-only quantisation; 0: the precision's.
+// `activation_width`: bytes per element of every other tensor where the stack keeps them wider than the
+// GEMMs' precision (engine/quant_storage.hpp); 0: the precision's. `kv_width`: bytes per element of attention's
+// KV cache; 0: the activations'.
 OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& input_shapes, std::int64_t batch,
-               ir::Precision precision, const GradNeeds& grad, double weight_width = 0.0);
+               ir::Precision precision, const GradNeeds& grad, double weight_width = 0.0,
+               double activation_width = 0.0, double kv_width = 0.0);
 // The same for a layer of `network` (its input shapes looked up there).
 OpCost op_cost(const ir::Network& network, const ir::Layer& layer, std::int64_t batch,
                ir::Precision precision, const GradNeeds& grad);

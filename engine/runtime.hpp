@@ -8,6 +8,9 @@
 //     (generation.cpp);
 //   - which layers run as one kernel, and what that saves (engine/fusion.hpp, applied in simulate.cpp's
 //     workload).
+//   - in a quantised run (below 16 bits), the width of the activations and the KV cache, and the casts
+//     to the narrow type before each weight GEMM (engine/quant_storage.hpp, applied in simulate.cpp's
+//     workload and generation.cpp).
 // With no runtime, or pytorch-eager (which says nothing), every result is as before: the GPU's own,
 // the GPU always fed.
 #pragma once

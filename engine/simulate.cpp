@@ -4,6 +4,7 @@
 #include "engine/host_allocator.hpp"
 #include "engine/host_dispatch.hpp"
 #include "engine/layout.hpp"
+#include "engine/quant_storage.hpp"
 #include "engine/runtime.hpp"
 #include "engine/sparsity.hpp"
 #include "lang/ir/ops.hpp"
@@ -390,8 +391,14 @@ Workload workload(const ir::Network& net, const Options& opt) {
   Workload w;
   w.network = &net;
   w.options = opt;
-  const double width = ir::bytes_per_element(opt.precision);
-  const double weight_width = opt.weight_bytes.value_or(width);
+  // The tensors between kernels at `width`; the weight matrices at the run's precision (a quantised
+  // stack keeps the activations at 16 bits: engine/quant_storage.hpp).
+  const ir::Runtime* const stack = opt.runtime.get();
+  const ir::Precision stored = quant::activation_precision(stack, opt.precision);
+  const double width = ir::bytes_per_element(stored);
+  const double weight_width = opt.weight_bytes.value_or(ir::bytes_per_element(opt.precision));
+  const double kv_width = ir::bytes_per_element(quant::kv_cache_precision(stack, opt.precision));
+  const bool quant_casts = quant::casts(stack, opt.precision);
   w.mixed = opt.master_weights.value_or(width < 4.0);
   const double state_width = w.mixed ? 4.0 : width;   // master weights and optimizer states
   const ir::Op attention_op = ir::op("attention");
@@ -422,8 +429,12 @@ Workload workload(const ir::Network& net, const Options& opt) {
     grad_needs(layer, ir::weight_count(layer, shapes) > 0, needs_grad, grad);
     needs_grad.push_back(grad.output);
     OpCost c = attention_kernel && layer.op == attention_op && layer.attrs.s("kernel") != *attention_kernel
-                    ? op_cost(with_kernel(layer, *attention_kernel), shapes, opt.batch, opt.precision, grad, weight_width)
-                    : op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width);
+                    ? op_cost(with_kernel(layer, *attention_kernel), shapes, opt.batch, opt.precision, grad, weight_width, width, kv_width)
+                    : op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width, width, kv_width);
+    if (quant_casts && c.params > 0 && c.gemm_forward.count > 0 && !shapes.empty())
+      quant::add_casts(c, static_cast<double>(ir::element_count(shapes[0])) * static_cast<double>(opt.batch),
+                       static_cast<double>(ir::element_count(layer.output)) * static_cast<double>(opt.batch), width,
+                       ir::bytes_per_element(opt.precision), *stack);
     if (!w.fusion.empty()) {
       fusion::apply(c.forward, w.fusion.forward[id], element_bytes);
       if (!w.fusion.forward_train.empty()) {
@@ -504,7 +515,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
   if (opt.recompute == Recompute::Full) t.flops_recompute = t.flops_fwd_train;
 
   // Memory footprint.
-  w.activation_growth = activation_growth(net, opt.batch, opt.precision);
+  w.activation_growth = activation_growth(net, opt.batch, stored);
   t.peak_activation_bytes = std::accumulate(w.activation_growth.begin(), w.activation_growth.end(), 0.0);
   w.l2_span = l2_spans(net, w, weight_width);
   w.l2_forward = l2_forwards(net, w, weight_width);
@@ -516,12 +527,12 @@ Workload workload(const ir::Network& net, const Options& opt) {
     if (kept[i]) kept_storage[root[i]] = true;
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (kept_storage[i]) {
-      const double bytes = value_bytes(net.layers[i], opt.batch, opt.precision);
+      const double bytes = value_bytes(net.layers[i], opt.batch, stored);
       w.saved_bytes[i] += bytes;
       t.saved_activation_bytes += bytes;
     }
   if (opt.recompute == Recompute::Full)
-    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, w.saved_bytes, opt.batch, opt.precision);
+    t.saved_activation_bytes = full_recompute_saved_bytes(net, root, w.saved_bytes, opt.batch, stored);
   else
     t.saved_activation_bytes -= selective_dropped;
   t.weight_bytes = t.params * weight_width;
@@ -903,10 +914,15 @@ Report simulate(const Workload& w, const ir::Device& device, Detail detail, kern
 
   // What a reader needs to trust the numbers.
   const DeviceSummary& d = r.device;
-  const double width = ir::bytes_per_element(opt.precision);
+  const double width = ir::bytes_per_element(quant::activation_precision(opt.runtime.get(), opt.precision));
+  // A quantised stack's activations are wider than its GEMMs' inputs (engine/quant_storage.hpp).
+  const std::string narrow = quant::casts(opt.runtime.get(), opt.precision)
+                                 ? ", the weight matrices and their GEMMs' inputs at " + std::string(ir::precision_name(opt.precision)) +
+                                       " (the runtime's casts: " + opt.runtime->quant_cast + ", scaling " + opt.runtime->quant_scaling + ")"
+                                 : std::string();
   r.notes.push_back(note("report-counting", "counting: FLOPs count a multiply-add as 2; MACs count conv/linear/matmul only "
                                              "(torchvision's published GFLOPS are MACs); bytes at " +
-                                                 std::to_string(static_cast<int>(width)) + " B per element"));
+                                                 std::to_string(static_cast<int>(width)) + " B per element" + narrow));
   std::string peak_note = "peak: conv/linear/matmul use the " + d.matmul_peak_used.describe() + " peak (" +
                           si_flops(d.matmul_peak_used.flops_per_s) + ")";
   if (!d.matmul_peak_used.matrix)

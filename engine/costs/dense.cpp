@@ -140,7 +140,7 @@ void attention(const Ctx& c, OpCost& r) {
   const double S = static_cast<double>(c.in_shapes.at(1).at(0)) + past;
   const double d = static_cast<double>(c.in_shapes.at(0).at(1)) / h;
   // The KV cache: `past` rows of k and v per sample, read besides the new ones.
-  const double cache = c.batch * past * static_cast<double>(c.in_shapes.at(1).at(1) + c.in_shapes.at(2).at(1)) * c.w;
+  const double cache = c.batch * past * static_cast<double>(c.in_shapes.at(1).at(1) + c.in_shapes.at(2).at(1)) * c.kv_w;
   const double dv = static_cast<double>(c.layer.output.at(1)) / h;
   const double scores = c.batch * h * T * S;
   r.macs = scores * (d + dv);

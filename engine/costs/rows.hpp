@@ -23,6 +23,7 @@ struct Ctx {
   // Bytes per element of the operands' rows, for alignment: an MX format's element type (its block
   // scales are a tensor of their own), else w.
   double element_w = w;
+  double kv_w = w;          // bytes per element of attention's KV cache (a quantised stack's: engine/quant_storage.hpp)
 
   const ir::Attrs& a() const { return layer.attrs; }
   double in(std::size_t i = 0) const { return static_cast<double>(ir::element_count(in_shapes.at(i))) * batch; }

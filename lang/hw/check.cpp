@@ -24,9 +24,10 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, system.torus, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::array<std::string_view, 15> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+constexpr std::array<std::string_view, 19> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
                                                        "host.forward_op", "host.backward_op",
                                                        "attention", "logits", "kv_cache", "kv_block", "narrow_conv", "optimizer",
+                                                       "quant.activations", "quant.cast", "quant.scaling", "quant.kv_cache",
                                                        "fusion", "fuse.NAME"};
 
 // Every key a `.hw` may hold, spelled out for did-you-mean (links by the name the misspelt key gives).
@@ -271,6 +272,19 @@ class Checker {
       if (auto how = choice(entry, {"fused", "foreach"})) runtime_.optimizer = *how;
       return;
     }
+    if (key == "quant.activations" || key == "quant.kv_cache") {
+      if (auto width = choice(entry, {"fp8", "bf16", "fp16"}))
+        (key == "quant.activations" ? runtime_.quant_activations : runtime_.quant_kv_cache) = *ir::precision_from_name(*width);
+      return;
+    }
+    if (key == "quant.cast") {
+      if (auto how = choice(entry, {"kernel", "fused"})) runtime_.quant_cast = *how;
+      return;
+    }
+    if (key == "quant.scaling") {
+      if (auto how = choice(entry, {"static", "delayed", "per_token", "current"})) runtime_.quant_scaling = *how;
+      return;
+    }
     if (key == "fusion") {
       if (auto passes = choice(entry, {"inference", "training"})) runtime_.fuse_training = *passes == "training";
       return;
@@ -291,7 +305,8 @@ class Checker {
     error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
                                               "; expected one of source, version, provenance, launch_overhead, step_overhead, host.forward_op, "
                                               "host.backward_op, attention, "
-                                              "logits, kv_cache, kv_block, narrow_conv, optimizer, fusion, fuse.NAME");
+                                              "logits, kv_cache, kv_block, narrow_conv, optimizer, quant.activations, quant.cast, quant.scaling, "
+                                              "quant.kv_cache, fusion, fuse.NAME");
   }
 
   // `source = "..."`: the source of every figure below it, until the next one.

@@ -63,6 +63,22 @@ struct Runtime {
   // one multi-tensor kernel per arithmetic step, each a pass over parameter-sized tensors; the passes
   // are in engine/simulate.cpp, optimizer_passes).
   std::string optimizer = "fused";
+  // How a quantised run (a --dtype below 16 bits) keeps and converts its tensors. The GEMMs run at that
+  // precision and the layers' weight matrices are stored at it whatever the runtime says; the rest is
+  // the stack's (engine/quant_storage.hpp applies it):
+  // - quant_activations: the width of the tensors between kernels; nullopt: the run's (Ridge's model
+  //   without a runtime, every tensor narrow). Transformer Engine, vLLM and TensorRT-LLM keep them at
+  //   16 bits;
+  // - quant_cast: how a weight GEMM's 16-bit input becomes narrow: "kernel" (a cast kernel of its own
+  //   before the GEMM) or "fused" (the kernel that makes the input writes the narrow copy as well);
+  // - quant_scaling: how the cast finds its scale: "static" (calibrated offline), "delayed" (from the
+  //   amax history; the cast records the new amax as it goes), "per_token" (each row's amax, found in
+  //   the cast kernel), or "current" (an amax pass over the tensor before the cast);
+  // - quant_kv_cache: the KV cache's width; nullopt: the activations'.
+  std::optional<Precision> quant_activations;
+  std::string quant_cast = "fused";
+  std::string quant_scaling = "static";
+  std::optional<Precision> quant_kv_cache;
   // Fusion patterns, tried in the file's order at each layer, the longest match winning; and whether
   // they also apply to a training step (its forward and backward), or to inference only.
   std::vector<FusionPattern> fusions;

@@ -54,11 +54,12 @@ TEST_CASE("every runtime of the catalogue parses, names its version and sources 
 
 TEST_CASE("under pytorch-eager (and deepspeed, whose layers are PyTorch's) every prediction is the network's and the device's own") {
   for (const char* runtime : {"pytorch-eager", "deepspeed"})
-  for (const char* name : {"gpt2", "resnet18", "llama2_7b"}) {
-    CAPTURE(runtime, name);
+  for (const char* name : {"gpt2", "resnet18", "llama2_7b"})
+  for (const ir::Precision precision : {ir::Precision::BF16, ir::Precision::FP8}) {
+    CAPTURE(runtime, name, ir::precision_name(precision));
     const auto stack = std::make_shared<const ir::Runtime>(lang::load_runtime(lang::resolve_runtime_path(runtime)));
     const ir::Network net = lang::load_network(lang::resolve_network_path(name), {});
-    engine::Options plain{.precision = ir::Precision::BF16};
+    engine::Options plain{.precision = precision};
     engine::Options with = plain;
     with.runtime = stack;
     const engine::Report a = engine::simulate(net, a100(), plain), b = engine::simulate(net, a100(), with);
@@ -203,6 +204,99 @@ TEST_CASE("a runtime's launch overhead replaces the device's, its host time is a
   CHECK_THAT(b.latency_s - a.latency_s, WithinRel(8 * 2e-3, 1e-9));   // the prefill and 7 decode steps
 }
 
+// A quantised run as a stack runs it (engine/quant_storage.hpp), at fp8: a layer norm feeding a linear, X = 8 x 64 x 1024 inputs and
+// Y = 8 x 64 x 4096 outputs, P = 1024 x 4096 + 4096 weights. Against the same layers at bf16 (every
+// tensor at 2 B), the linear reads its weights at 1 B (P fewer bytes) and, with a cast kernel, X more
+// (the cast reads 2X, writes X; the GEMM reads X), writes X more, and runs one kernel more; its backward
+// casts dY (reads 2Y, writes dY and its transpose, 2Y) and its GEMMs read dY twice, dY's transpose
+// and X at 1 B: 2Y - X more read, 2Y more written. The layer norm is the same at both.
+TEST_CASE("an fp8 stack keeps its activations at 16 bits and pays its casts: one linear worked by hand") {
+  const ir::Network net = lang::parse_network(R"(network a {
+  input x: [64, 1024]
+  return add(x, parameter([64, 1024])) -> layernorm(eps: 1e-5) as norm -> linear(4096) as up
+}
+)", "a.net");
+  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const double X = 8.0 * 64 * 1024, Y = 8.0 * 64 * 4096, P = 1024.0 * 4096 + 4096;
+  const engine::Report bf16 = engine::simulate(net, h100, {.batch = 8, .precision = ir::Precision::BF16});
+  const auto layer = [](const engine::Report& r, const std::string& name) {
+    for (const engine::LayerRow& row : r.layers)
+      if (row.name == name) return row;
+    FAIL("no layer " << name);
+    return engine::LayerRow{};
+  };
+  const engine::LayerRow base = layer(bf16, "up");
+  REQUIRE(base.params == P);
+  const auto fp8 = [&](const std::string& keys) {
+    engine::Options o{.batch = 8, .precision = ir::Precision::FP8};
+    o.runtime = runtime_text("quant.activations = bf16 source \"a test\"\n" + keys);
+    return engine::simulate(net, h100, o);
+  };
+  SECTION("a cast kernel, delayed scaling") {
+    const engine::Report r = fp8("quant.cast = kernel source \"a test\"\nquant.scaling = delayed source \"a test\"");
+    const engine::LayerRow up = layer(r, "up");
+    CHECK(up.fwd.bytes_read == base.fwd.bytes_read - P + X);
+    CHECK(up.fwd.bytes_written == base.fwd.bytes_written + X);
+    CHECK(up.fwd.kernels == base.fwd.kernels + 1);
+    CHECK(up.bwd.bytes_read == base.bwd.bytes_read - P + 2 * Y - X);
+    CHECK(up.bwd.bytes_written == base.bwd.bytes_written + 2 * Y);
+    CHECK(up.bwd.kernels == base.bwd.kernels + 1);
+    CHECK(layer(r, "norm").fwd == layer(bf16, "norm").fwd);
+    CHECK(layer(r, "norm").bwd == layer(bf16, "norm").bwd);
+    // The GEMM at the fp8 rate: twice bf16's on Hopper's tensor cores.
+    REQUIRE(up.gemm_fwd);
+    REQUIRE(base.gemm_fwd);
+    CHECK(up.gemm_fwd->sm_flops == 2 * base.gemm_fwd->sm_flops);
+    CHECK(r.totals.weight_bytes == bf16.totals.weight_bytes / 2);
+  }
+  SECTION("current scaling reads each cast's input once more, in an amax kernel") {
+    const engine::LayerRow up = layer(fp8("quant.cast = kernel source \"a test\"\nquant.scaling = current source \"a test\""), "up");
+    CHECK(up.fwd.bytes_read == base.fwd.bytes_read - P + X + 2 * X);
+    CHECK(up.fwd.kernels == base.fwd.kernels + 2);
+    CHECK(up.bwd.bytes_read == base.bwd.bytes_read - P + 2 * Y - X + 2 * Y);
+    CHECK(up.bwd.kernels == base.bwd.kernels + 2);
+  }
+  SECTION("a fused cast: the GEMM reads the 8-bit copy its producer wrote, no kernel of its own") {
+    const engine::LayerRow up = layer(fp8("quant.cast = fused source \"a test\""), "up");
+    CHECK(up.fwd.bytes_read == base.fwd.bytes_read - P - X);
+    CHECK(up.fwd.bytes_written == base.fwd.bytes_written);
+    CHECK(up.fwd.kernels == base.fwd.kernels);
+  }
+  SECTION("without quant.activations every tensor is at 8 bits, as without a runtime") {
+    engine::Options plain{.batch = 8, .precision = ir::Precision::FP8};
+    engine::Options with = plain;
+    with.runtime = runtime_text("quant.cast = kernel source \"a test\"");
+    CHECK(layer(engine::simulate(net, h100, with), "up").fwd == layer(engine::simulate(net, h100, plain), "up").fwd);
+  }
+}
+
+TEST_CASE("an fp8 stack's KV cache: Llama-2-7B's 0.5 MiB per token at 16 bits, half at fp8") {
+  // 32 layers x (4096 keys + 4096 values) per token: 524,288 B at 2 B (the figure vLLM's and others'
+  // sizing guides give for Llama-2-7B at fp16), 262,144 B at 1 B.
+  const auto at = llama2_7b_at();
+  engine::Options o{.precision = ir::Precision::FP8};
+  const auto per_token = [&](const std::string& keys) {
+    engine::Options with = o;
+    if (!keys.empty()) with.runtime = runtime_text(keys);
+    return engine::generate(at, a100(), with, 64, 2, {}).kv_cache_bytes_per_token;
+  };
+  CHECK(per_token("") == 262144);
+  CHECK(per_token("quant.activations = bf16 source \"a test\"") == 524288);
+  CHECK(per_token("quant.activations = bf16 source \"a test\"\nquant.kv_cache = fp8 source \"a test\"") == 262144);
+  // A decode step reads the cache at its width: at batch 8 after a 2,048-token prompt, 4 GiB at 16
+  // bits (more than the 6.7 GB of weights at fp8) and half that at fp8.
+  const ir::Device h100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/h100-sxm5.hw");
+  const auto decode = [&](const std::string& keys) {
+    engine::Options with = o;
+    with.batch = 8;
+    with.runtime = runtime_text(keys);
+    return engine::generate(at, h100, with, 2048, 2, {}).decode_last.totals.bytes_fwd;
+  };
+  CHECK_THAT(decode("quant.activations = bf16 source \"a test\"") -
+                 decode("quant.activations = bf16 source \"a test\"\nquant.kv_cache = fp8 source \"a test\""),
+             WithinRel(8.0 * 2048 * 262144, 1e-12));   // 2,048 cached tokens a sequence
+}
+
 TEST_CASE("a runtime file is checked like a device file, and neither passes for the other") {
   const auto error = [](const std::string& text, auto parse) {
     try {
@@ -222,6 +316,12 @@ TEST_CASE("a runtime file is checked like a device file, and neither passes for 
              Catch::Contains("t.rt:3:17: error: 'narrow_conv' takes one of vector, padded [hw-value]"));
   CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  optimizer = apex source \"s\"\n}\n", runtime),
              Catch::Contains("t.rt:3:15: error: 'optimizer' takes one of fused, foreach [hw-value]"));
+  CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  quant.cast = inline source \"s\"\n}\n", runtime),
+             Catch::Contains("t.rt:3:16: error: 'quant.cast' takes one of kernel, fused [hw-value]"));
+  CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  quant.activations = fp32 source \"s\"\n}\n", runtime),
+             Catch::Contains("t.rt:3:23: error: 'quant.activations' takes one of fp8, bf16, fp16 [hw-value]"));
+  CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  quant.scalling = static source \"s\"\n}\n", runtime),
+             Catch::Contains("unknown runtime key 'quant.scalling' (did you mean 'quant.scaling'?)"));
   CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n  launch_overhead = 1 us\n}\n", runtime), Catch::Contains("has no source"));
   CHECK_THAT(error("runtime \"x\" {\n  step_overhead = 1 GB source \"s\"\n}\n", runtime),
              Catch::Contains("'GB' is a size, but 'step_overhead' takes a time"));
