@@ -68,7 +68,7 @@ Sharding sharding(const ir::Network& net, const ir::Device& device, const Genera
   return s;
 }
 
-Placed place(const Report& r, const Sharding& s, double tokens) {
+Placed place(const Report& r, const Sharding& s, double tokens, const ir::Runtime* stack) {
   const int T = s.parallel.tensor, P = s.parallel.pipeline;
   Placed out;
   if (s.parallel.devices() == 1) {   // one device: the report's own total, as summed there
@@ -82,7 +82,8 @@ Placed place(const Report& r, const Sharding& s, double tokens) {
                       ? t
                       : std::max(t / T, row.fwd.kernels * r.device.launch_overhead_s);
   }
-  const double width = ir::bytes_per_element(r.precision);
+  // The activations the ranks exchange, at the width the stack keeps them (engine/quant_storage.hpp).
+  const double width = ir::bytes_per_element(quant::activation_precision(stack, r.precision));
   const double hidden = tokens * static_cast<double>(s.shape.hidden) * width;
   using parallel::Collective;
   const int node = s.topology.node_devices(s.parallel.devices());
@@ -125,7 +126,7 @@ double phase_seconds(const NetworkAt& network_at, const ir::Device& device, cons
                      const GenerationParallel& parallel, std::int64_t seq_len, std::int64_t past) {
   const ir::Network net = phase_network(network_at, o, seq_len, past);
   const Sharding sharded = sharding(net, device, parallel);
-  return place(simulate(net, device, o), sharded, static_cast<double>(o.batch) * static_cast<double>(seq_len)).seconds() +
+  return place(simulate(net, device, o), sharded, static_cast<double>(o.batch) * static_cast<double>(seq_len), o.runtime.get()).seconds() +
          runtime::step_overhead_s(o.runtime.get());
 }
 
@@ -155,9 +156,9 @@ Generation generate(const NetworkAt& network_at, const ir::Device& device, const
   g.decode_last = simulate(network_at(1, prompt + std::max<std::int64_t>(steps - 1, 0)), device, o);
 
   const double batch = static_cast<double>(o.batch);
-  const Placed prefill = place(g.prefill, sharded, batch * static_cast<double>(prompt));
-  const Placed decode_first = place(first, sharded, batch);
-  const Placed decode_last = place(g.decode_last, sharded, batch);
+  const Placed prefill = place(g.prefill, sharded, batch * static_cast<double>(prompt), o.runtime.get());
+  const Placed decode_first = place(first, sharded, batch, o.runtime.get());
+  const Placed decode_last = place(g.decode_last, sharded, batch, o.runtime.get());
   // The host's work per forward pass, where the runtime gives it.
   const double host = runtime::step_overhead_s(o.runtime.get());
   g.prefill_s = prefill.seconds() + host;

@@ -1,5 +1,7 @@
 #include "engine/parallel/transformer.hpp"
 
+#include "engine/quant_storage.hpp"
+
 #include "lang/ir/ops.hpp"
 
 #include <algorithm>
@@ -94,7 +96,8 @@ MicroBatchProfile profile_micro_batch(const ir::Network& net, const ir::Device& 
   const ir::Op attention = ir::op("attention");
   bool seen_block = false;
   double block_params = 0.0, block_input = 0.0;
-  const double width = ir::bytes_per_element(o.precision);
+  // The activations a rank sends, at the width the stack keeps them (engine/quant_storage.hpp).
+  const double width = ir::bytes_per_element(quant::activation_precision(o.runtime.get(), o.precision));
   auto bytes_of = [&](const ir::Shape& shape_) {
     return static_cast<double>(ir::element_count(shape_)) * static_cast<double>(micro_batch) * width;
   };

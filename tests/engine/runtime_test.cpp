@@ -297,6 +297,25 @@ TEST_CASE("an fp8 stack's KV cache: Llama-2-7B's 0.5 MiB per token at 16 bits, h
              WithinRel(8.0 * 2048 * 262144, 1e-12));   // 2,048 cached tokens a sequence
 }
 
+TEST_CASE("tensor parallelism sends a quantised stack's activations at 16 bits") {
+  // Llama-2-7B at fp8 on two H100s of a DGX: each all-reduce carries the hidden states at the width the
+  // stack keeps them, so the messages are bf16's under a stack with 16-bit activations and half of
+  // them without one.
+  const auto at = llama2_7b_at();
+  const ir::Device dgx = lang::load_device(std::string(RIDGE_HW_DIR) + "/dgx-h100.hw");
+  engine::GenerationParallel two;
+  two.tensor = 2;
+  const auto communication = [&](ir::Precision p, const std::string& keys) {
+    engine::Options o{.batch = 8, .precision = p};
+    if (!keys.empty()) o.runtime = runtime_text(keys);
+    const engine::Generation g = engine::generate(at, dgx, o, 512, 2, two);
+    return g.communication_prefill_s;
+  };
+  const double bf16 = communication(ir::Precision::BF16, "");
+  CHECK(communication(ir::Precision::FP8, "quant.activations = bf16 source \"a test\"") == bf16);
+  CHECK(communication(ir::Precision::FP8, "") < bf16);
+}
+
 TEST_CASE("a runtime file is checked like a device file, and neither passes for the other") {
   const auto error = [](const std::string& text, auto parse) {
     try {
