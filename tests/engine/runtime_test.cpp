@@ -204,8 +204,8 @@ TEST_CASE("a runtime's launch overhead replaces the device's, its host time is a
   CHECK_THAT(b.latency_s - a.latency_s, WithinRel(8 * 2e-3, 1e-9));   // the prefill and 7 decode steps
 }
 
-// A quantised run as a stack runs it (engine/quant_storage.hpp), at fp8: a layer norm feeding a linear, X = 8 x 64 x 1024 inputs and
-// Y = 8 x 64 x 4096 outputs, P = 1024 x 4096 + 4096 weights. Against the same layers at bf16 (every
+// A quantised run as a stack runs it (engine/quant_storage.hpp), at fp8: a layer norm feeding a
+// linear, X = 8 x 64 x 1024 inputs and Y = 8 x 64 x 4096 outputs, P = 1024 x 4096 + 4096 weights. Against the same layers at bf16 (every
 // tensor at 2 B), the linear reads its weights at 1 B (P fewer bytes) and, with a cast kernel, X more
 // (the cast reads 2X, writes X; the GEMM reads X), writes X more, and runs one kernel more; its backward
 // casts dY (reads 2Y, writes dY and its transpose, 2Y) and its GEMMs read dY twice, dY's transpose
