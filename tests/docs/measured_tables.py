@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Every table the documentation quotes from validate/scripts/measured_compare.py or megatron_compare.py
-is what the script prints (and dle_scaling_compare.py's, generation_compare.py's, serving_compare.py's, host_compare.py's and catalogue_table.py's).
+is what the script prints (and nemo_compare.py's, dle_scaling_compare.py's, generation_compare.py's, serving_compare.py's, host_compare.py's and catalogue_table.py's).
 
 A block in a markdown file between
     <!-- SCRIPT: ARGS -->
 and
     <!-- end SCRIPT -->
-where SCRIPT is measured_compare, megatron_compare, dle_scaling_compare, generation_compare, serving_compare, fsdp_compare, host_compare or catalogue_table, must equal the output of
+where SCRIPT is measured_compare, megatron_compare, nemo_compare, dle_scaling_compare, generation_compare, serving_compare, fsdp_compare, host_compare or catalogue_table, must equal the output of
 `validate/scripts/SCRIPT.py ARGS --simulate SIMULATE`, its `## ` headings written at the depth the
 block's own first heading has (docs/gpu.md nests them under a `## ` section, as `### `). A change to
 the kernel model that moves an error then fails here until the page says so.
@@ -33,7 +33,7 @@ def main():
     found, failed = 0, 0
     for page in files:
         text = page.read_text()
-        blocks = re.findall(r"<!-- (measured_compare|megatron_compare|dle_scaling_compare|generation_compare|serving_compare|fsdp_compare|host_compare|catalogue_table):?(.*?) -->\n(.*?)\n<!-- end \1 -->", text, re.S)
+        blocks = re.findall(r"<!-- (measured_compare|megatron_compare|nemo_compare|dle_scaling_compare|generation_compare|serving_compare|fsdp_compare|host_compare|catalogue_table):?(.*?) -->\n(.*?)\n<!-- end \1 -->", text, re.S)
         found += len(blocks)
         for script, args, shown in blocks:
             cmd = [sys.executable, str(REPO / "validate" / "scripts" / (script + ".py"))] + shlex.split(args) + ["--simulate", simulate]
