@@ -1,5 +1,7 @@
 #include "engine/quant_storage.hpp"
 
+#include "lang/ir/ops.hpp"
+
 namespace ridge::engine::quant {
 namespace {
 
@@ -20,9 +22,15 @@ bool casts(const ir::Runtime* runtime, ir::Precision run) {
   return activation_precision(runtime, run) != run;
 }
 
-void add_casts(OpCost& cost, double input, double output, double width, double narrow, const ir::Runtime& runtime) {
-  const bool kernel = runtime.quant_cast == "kernel";
-  const bool current = runtime.quant_scaling == "current";
+void add_casts(OpCost& cost, const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
+               ir::Precision run, const ir::Runtime* runtime) {
+  if (!casts(runtime, run) || cost.params <= 0.0 || cost.gemm_forward.count == 0 || shapes.empty()) return;
+  const double input = static_cast<double>(ir::element_count(shapes.front())) * static_cast<double>(batch);
+  const double output = static_cast<double>(ir::element_count(layer.output)) * static_cast<double>(batch);
+  const double width = ir::bytes_per_element(activation_precision(runtime, run));
+  const double narrow = ir::bytes_per_element(run);
+  const bool kernel = runtime->quant_cast == "kernel";
+  const bool current = runtime->quant_scaling == "current";
   // What the GEMM no longer reads at 16 bits, and the cast (and amax pass) that made its narrow copy.
   const auto forward = [&](PassCost& pass) {
     pass.bytes_read -= input * (width - narrow);

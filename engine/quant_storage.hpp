@@ -28,7 +28,11 @@
 
 #include "engine/op_costs.hpp"
 #include "lang/ir/device.hpp"
+#include "lang/ir/network.hpp"
 #include "lang/ir/runtime.hpp"
+
+#include <cstdint>
+#include <vector>
 
 namespace ridge::engine::quant {
 
@@ -41,9 +45,10 @@ ir::Precision kv_cache_precision(const ir::Runtime* runtime, ir::Precision run);
 // Whether a run at `run` under `runtime` converts its weight GEMMs' inputs (the cases above).
 bool casts(const ir::Runtime* runtime, ir::Precision run);
 
-// The conversions above added to the passes of a layer with a weight matrix whose forward runs GEMMs
-// (`cost`), its tensors at `width` bytes per element and its GEMMs' inputs at `narrow`: `input` and
-// `output` are its input's and output's elements per batch. A layer without a backward gets none.
-void add_casts(OpCost& cost, double input, double output, double width, double narrow, const ir::Runtime& runtime);
+// The conversions above added to `cost`, the costs of `layer` (inputs of `shapes`, `batch` samples) in a
+// run at `run` under `runtime`: where the runtime casts (casts()) and the layer has a weight matrix
+// whose forward runs GEMMs; else `cost` is left as it is. A layer without a backward gets none there.
+void add_casts(OpCost& cost, const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std::int64_t batch,
+               ir::Precision run, const ir::Runtime* runtime);
 
 }  // namespace ridge::engine::quant

@@ -398,7 +398,6 @@ Workload workload(const ir::Network& net, const Options& opt) {
   const double width = ir::bytes_per_element(stored);
   const double weight_width = opt.weight_bytes.value_or(ir::bytes_per_element(opt.precision));
   const double kv_width = ir::bytes_per_element(quant::kv_cache_precision(stack, opt.precision));
-  const bool quant_casts = quant::casts(stack, opt.precision);
   w.mixed = opt.master_weights.value_or(width < 4.0);
   const double state_width = w.mixed ? 4.0 : width;   // master weights and optimizer states
   const ir::Op attention_op = ir::op("attention");
@@ -431,10 +430,7 @@ Workload workload(const ir::Network& net, const Options& opt) {
     OpCost c = attention_kernel && layer.op == attention_op && layer.attrs.s("kernel") != *attention_kernel
                     ? op_cost(with_kernel(layer, *attention_kernel), shapes, opt.batch, opt.precision, grad, weight_width, width, kv_width)
                     : op_cost(layer, shapes, opt.batch, opt.precision, grad, weight_width, width, kv_width);
-    if (quant_casts && c.params > 0 && c.gemm_forward.count > 0 && !shapes.empty())
-      quant::add_casts(c, static_cast<double>(ir::element_count(shapes[0])) * static_cast<double>(opt.batch),
-                       static_cast<double>(ir::element_count(layer.output)) * static_cast<double>(opt.batch), width,
-                       ir::bytes_per_element(opt.precision), *stack);
+    quant::add_casts(c, layer, shapes, opt.batch, opt.precision, stack);
     if (!w.fusion.empty()) {
       fusion::apply(c.forward, w.fusion.forward[id], element_bytes);
       if (!w.fusion.forward_train.empty()) {
