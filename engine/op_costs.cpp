@@ -93,7 +93,8 @@ OpCost op_cost(const ir::Layer& layer, const std::vector<ir::Shape>& shapes, std
   const double w = activation_width > 0.0 ? activation_width : ir::bytes_per_element(precision);
   const costs::Ctx ctx{layer, shapes, static_cast<double>(batch), w, weight_width > 0.0 ? weight_width : w,
                        static_cast<double>(ir::weight_count(layer, shapes)), grad,
-                       ir::bytes_per_element(ir::element_precision(precision)), kv_width > 0.0 ? kv_width : w};
+                       ir::bytes_per_element(ir::element_precision(precision)), kv_width > 0.0 ? kv_width : w,
+                       ir::bytes_per_element(precision)};
   const ir::OpSpec& spec = ir::spec(layer.op);
   OpCost cost;
   cost.op_class = spec.op_class;

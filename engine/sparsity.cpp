@@ -17,7 +17,7 @@ void apply_two_four(OpCost& c, double weight_width) {
   const double dense = g.k * g.n * g.count;
   const double fraction = weight_fraction(weight_width);
   g.sparse = true;
-  g.b_stored = g.k * g.n * fraction;
+  g.b_stored = (g.b_stored > 0 ? g.b_stored : g.k * g.n) * fraction;   // of what weight-only quantisation stores
   c.forward.bytes_read = std::max(0.0, c.forward.bytes_read - dense * weight_width * (1.0 - fraction));
   c.sparse = true;
 }

@@ -74,7 +74,7 @@ void implicit_gemms(const Ctx& c, OpCost& r, std::int64_t groups) {
   // x again for the weight gradient.
   const double x_stored = c.in() / g, dy_stored = c.out() / g;
   const kernels::Gemm forward{m, n, r.macs / (m * n * g), g, x_stored, 0};
-  r.gemm_forward.add(forward);
+  r.gemm_forward.add(weights_as_stored(c, forward));
   if (c.need()) {
     const ir::Shape& in = c.in_shapes.at(0);
     const double m_in = c.in() / static_cast<double>(in.at(0));

@@ -24,6 +24,7 @@ struct Ctx {
   // scales are a tensor of their own), else w.
   double element_w = w;
   double kv_w = w;          // bytes per element of attention's KV cache (a quantised stack's: engine/quant_storage.hpp)
+  double gemm_w = w;        // bytes per element the kernel model counts a GEMM's operands at: the run's precision
 
   const ir::Attrs& a() const { return layer.attrs; }
   double in(std::size_t i = 0) const { return static_cast<double>(ir::element_count(in_shapes.at(i))) * batch; }
@@ -86,12 +87,21 @@ inline void weighted(const Ctx& c, OpCost& r, double macs) {
                     1 + (c.need() ? 1 : 0));
 }
 
+// The forward GEMM's weights (B) as DRAM holds them under weight-only quantisation (c.ww below
+// c.gemm_w): the kernel model counts an operand's stored elements at the run's width, so weights at ww
+// bytes are ww / gemm_w of its elements. The weights are dequantised on their way to the matrix units (gpt-fast's
+// and torchao's int8 weight-only linear), whose rate stays the run's.
+inline kernels::Gemm weights_as_stored(const Ctx& c, kernels::Gemm g) {
+  if (c.ww < c.gemm_w) g.b_stored = (g.b_stored > 0 ? g.b_stored : g.k * g.n) * c.ww / c.gemm_w;
+  return g;
+}
+
 // The GEMMs of a layer with a weight matrix, as a library runs it: forward C[m, n] = A[m, k] W[k, n]
 // (`count` groups), backward the input gradient [m, k] = dC [m, n] W^T when needed and the weight
 // gradient [n, k] = dC^T [n, m] A [m, k]. For a convolution, m is the output positions of the batch and
 // k the input channels of a group times the window (implicit GEMM, as cuDNN's and CUTLASS's kernels).
 inline void weighted_gemms(const Ctx& c, OpCost& r, const kernels::Gemm& forward) {
-  r.gemm_forward.add(forward);
+  r.gemm_forward.add(weights_as_stored(c, forward));
   const auto backward = [&](double m, double n, double k) {
     kernels::Gemm g{m, n, k, forward.count};
     g.unaligned = forward.unaligned;   // the same tensors' rows

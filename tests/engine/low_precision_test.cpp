@@ -59,3 +59,24 @@ TEST_CASE("a network in fp4 moves half the bytes of fp8 and its GEMMs run at twi
   const auto& fc4 = fp4.layers[1];
   CHECK_THAT(fc4.time_fwd.roofline_s, WithinRel(fc8.time_fwd.roofline_s / 2, 1e-9));
 }
+
+TEST_CASE("weight-only int8 halves what a decode GEMM reads from DRAM under the kernel model, and only there") {
+  // gpt-fast's int8 weight-only linear (and torchao's): int8 weights dequantised on their way to the
+  // bf16 matrix units. A batch-1 linear of 8192 x 8192 reads its weights once: 128 MiB at bf16, 64 MiB
+  // at int8, both beyond an A100's 40 MB L2, so the kernel model's DRAM term carries them.
+  const ir::Device a100 = lang::load_device(std::string(RIDGE_HW_DIR) + "/a100-sxm4-80gb.hw");
+  const ir::Network net = lang::parse_network("network n {\n  input x: [8192]\n  return x -> linear(8192, bias: false) as fc\n}\n", "n.net");
+  engine::Options bf16{.batch = 1, .precision = ir::Precision::BF16};
+  engine::Options int8 = bf16;
+  int8.weight_bytes = 1.0;
+  const engine::LayerRow dense = engine::simulate(net, a100, bf16).layers.back();
+  const engine::LayerRow quantised = engine::simulate(net, a100, int8).layers.back();
+  REQUIRE(dense.time_fwd.kernel_model);
+  REQUIRE(quantised.time_fwd.kernel_model);
+  const double half_the_weights = 8192.0 * 8192 * 1 / a100.memory_bandwidth->value;   // the bytes saved, at the datasheet's rate
+  CHECK(dense.time_fwd.paleo_s - quantised.time_fwd.paleo_s > 0.8 * half_the_weights);
+  CHECK(quantised.time_fwd.paleo_s > half_the_weights);   // it still reads them once
+  CHECK(quantised.fwd.flops == dense.fwd.flops);
+  // A training step keeps the weights whole: its GEMMs are unchanged.
+  CHECK(quantised.time_bwd.paleo_s == dense.time_bwd.paleo_s);
+}
