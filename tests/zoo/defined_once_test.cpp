@@ -87,7 +87,8 @@ TEST_CASE("a published size is one line: a variant of its family's network") {
   // file -> the network it varies (from the files' own import and variant lines).
   const std::map<std::string, std::string> variants{
       {"llama2_7b", "llama"},          {"llama2_13b", "llama"},        {"llama2_70b", "llama"},
-      {"llama3_8b", "llama"},          {"mistral_7b", "llama"},        {"mixtral_8x7b", "llama"},
+      {"llama3_8b", "llama"},          {"llama3_70b", "llama"},        {"mistral_7b", "llama"},
+      {"mixtral_8x7b", "llama"},
       {"gpt2_medium", "gpt2"},         {"gpt2_large", "gpt2"},         {"gpt2_xl", "gpt2"},
       {"bert_large", "bert_base"},     {"vit_b_32", "vit_b_16"},       {"vit_l_16", "vit_b_16"},
       {"efficientnet_b1", "efficientnet_b0"}, {"efficientnet_b2", "efficientnet_b0"},

@@ -26,6 +26,7 @@ TEST_CASE("KV-cache bytes per token are 2 x layers x kv_heads x head_dim x bytes
       {"llama2_13b", 40, 40},
       {"llama2_70b", 80, 8},     // grouped-query attention
       {"llama3_8b", 32, 8},
+      {"llama3_70b", 80, 8},
       {"mistral_7b", 32, 8},
   }));
   CAPTURE(name);

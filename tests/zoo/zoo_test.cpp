@@ -331,6 +331,7 @@ TEST_CASE("language models match their published parameter counts") {
       {"llama2_13b", 13'015'864'320, "meta-llama/Llama-2-13b-hf"},
       {"llama2_70b", 68'976'648'192, "meta-llama/Llama-2-70b-hf"},
       {"llama3_8b", 8'030'261'248, "meta-llama/Meta-Llama-3-8B"},
+      {"llama3_70b", 70'553'706'496, "meta-llama/Meta-Llama-3-70B"},
       {"mistral_7b", 7'241'732'096, "mistralai/Mistral-7B-v0.1"},
       {"mixtral_8x7b", 46'702'792'704, "mistralai/Mixtral-8x7B-v0.1 (hand count in the file's header)"},
   }));
