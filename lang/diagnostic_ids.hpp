@@ -42,6 +42,7 @@ inline constexpr std::string_view kHwUnit = "hw-unit";                   // a mi
 inline constexpr std::string_view kHwRange = "hw-range";                 // not finite, not positive, past 1, not increasing
 inline constexpr std::string_view kHwNoSource = "hw-no-source";          // a figure without its source
 inline constexpr std::string_view kHwIncomplete = "hw-incomplete";       // what the whole device lacks
+inline constexpr std::string_view kHwBase = "hw-base";                   // a runtime's base: not found, or a cycle
 
 // `.onnx` models.
 inline constexpr std::string_view kOnnxUnavailable = "onnx-unavailable";     // a build without libonnx
@@ -63,7 +64,7 @@ inline constexpr std::array kAll = {
     kFileUnreadable, kFileTooLarge, kFileBinary,
     kNetText, kNetBrackets, kNetSyntax, kNetUnknownName, kNetUnknownOp, kNetDefinition, kNetArgument, kNetType,
     kNetValue, kNetShape, kNetStructure, kNetOverride, kNetRecursion, kNetImport, kNetLimit,
-    kHwSyntax, kHwUnknownKey, kHwDuplicateKey, kHwValue, kHwUnit, kHwRange, kHwNoSource, kHwIncomplete,
+    kHwSyntax, kHwUnknownKey, kHwDuplicateKey, kHwValue, kHwUnit, kHwRange, kHwNoSource, kHwIncomplete, kHwBase,
     kOnnxUnavailable, kOnnxCorrupt, kOnnxGraph, kOnnxInput, kOnnxTensor, kOnnxLimit, kOnnxUnsupportedOp,
     kOnnxUnsupportedNode, kOnnxShape, kOnnxFreeNode,
     kTraceSyntax, kTraceValue,

@@ -24,7 +24,7 @@ constexpr std::string_view kAllowedKeys =
     "ppp.CLASS.compute, ppp.CLASS.memory, ppp.CLASS.PASS.compute, ppp.CLASS.PASS.memory, system.count, "
     "system.interconnect, system.node_size, system.node_interconnect, system.step_overhead, system.torus, allocator.first_touch, allocator.mmap_threshold";
 constexpr std::string_view kKinds = "gpu, cpu, tpu, soc, accelerator";
-constexpr std::array<std::string_view, 19> kRuntimeKeys{"source", "version", "provenance", "launch_overhead", "step_overhead",
+constexpr std::array<std::string_view, 20> kRuntimeKeys{"source", "base", "version", "provenance", "launch_overhead", "step_overhead",
                                                        "host.forward_op", "host.backward_op",
                                                        "attention", "logits", "kv_cache", "kv_block", "narrow_conv", "optimizer",
                                                        "quant.activations", "quant.cast", "quant.scaling", "quant.kv_cache",
@@ -80,7 +80,8 @@ class Checker {
       : positions_(positions), locator_(locator) {}
 
   // A runtime (runtime "NAME" { ... }): its own keys, the same figures, units and sources.
-  ir::Runtime run_runtime(const ast::Device& ast, std::string id) {
+  ir::Runtime run_runtime(const ast::Device& ast, std::string id, const ir::Runtime* base) {
+    if (base) runtime_ = *base;
     runtime_.id = std::move(id);
     runtime_.name = ast.name.text;
     if (runtime_.name.empty()) error(diag::kHwValue, ast.name, "the runtime's name is empty; name the stack and its version");
@@ -236,6 +237,10 @@ class Checker {
 
   void runtime_entry(const ast::Entry& entry) {
     const std::string& key = entry.key.text;
+    if (key == "base") {   // loaded before the check (lang/hw/parse_device.cpp); here only its form
+      expect_text(entry, "base = \"vllm\"");
+      return;
+    }
     if (key == "version") {
       if (auto text = expect_text(entry, "version = \"0.6.3\"")) runtime_.version = *text;
       return;
@@ -298,12 +303,17 @@ class Checker {
       auto source = source_of(entry);
       if (!source) return;
       runtime_.sources[key] = std::move(*source);
-      runtime_.fusions.push_back(std::get<ir::FusionPattern>(std::move(parsed)));
+      // A base's pattern of the same name is replaced where it stood (the order decides ties).
+      ir::FusionPattern pattern = std::get<ir::FusionPattern>(std::move(parsed));
+      const auto same = std::find_if(runtime_.fusions.begin(), runtime_.fusions.end(),
+                                     [&](const ir::FusionPattern& p) { return p.name == pattern.name; });
+      if (same != runtime_.fusions.end()) *same = std::move(pattern);
+      else runtime_.fusions.push_back(std::move(pattern));
       return;
     }
     const std::string hint = shows_more() ? closest_name(key, std::vector<std::string>(kRuntimeKeys.begin(), kRuntimeKeys.end())) : std::string();
     error(diag::kHwUnknownKey, entry.key, "unknown runtime key '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                                              "; expected one of source, version, provenance, launch_overhead, step_overhead, host.forward_op, "
+                                              "; expected one of source, base, version, provenance, launch_overhead, step_overhead, host.forward_op, "
                                               "host.backward_op, attention, "
                                               "logits, kv_cache, kv_block, narrow_conv, optimizer, quant.activations, quant.cast, quant.scaling, "
                                               "quant.kv_cache, fusion, fuse.NAME");
@@ -685,8 +695,8 @@ ir::Device check_device(const ast::Device& device, const parser::position_cache&
 }
 
 ir::Runtime check_runtime(const ast::Device& runtime, const parser::position_cache& positions, const Locator& locator,
-                          std::string id) {
-  return Checker(positions, locator).run_runtime(runtime, std::move(id));
+                          std::string id, const ir::Runtime* base) {
+  return Checker(positions, locator).run_runtime(runtime, std::move(id), base);
 }
 
 }  // namespace ridge::lang::hw

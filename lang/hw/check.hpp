@@ -15,8 +15,10 @@ namespace ridge::lang::hw {
 // Throws lang::Error carrying every problem found (up to a limit), each pointing at its cause.
 ir::Device check_device(const ast::Device& device, const parser::position_cache& positions,
                         const Locator& locator, std::string id);
-// The same for a runtime description (`runtime "NAME" { ... }`).
+// The same for a runtime description (`runtime "NAME" { ... }`). With a `base`, the runtime that
+// file's `base = "NAME"` names (already loaded): the file starts from it and its keys replace the
+// base's, a `fuse.NAME` the base's pattern of that name.
 ir::Runtime check_runtime(const ast::Device& runtime, const parser::position_cache& positions,
-                          const Locator& locator, std::string id);
+                          const Locator& locator, std::string id, const ir::Runtime* base = nullptr);
 
 }  // namespace ridge::lang::hw

@@ -8,10 +8,13 @@
 #include "lang/hw/error_handler.hpp"
 #include "lang/hw/grammar.hpp"
 #include "lang/hw/recovery.hpp"
+#include "lang/diagnostic_ids.hpp"
 #include "lang/parse.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 namespace ridge::lang {
 
@@ -64,6 +67,59 @@ auto parse_declaration(const std::string& text, const std::string& file, const s
   return check(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string());
 }
 
+constexpr std::size_t kMaxBaseDepth = 8;   // runtimes built on runtimes, at most this deep
+
+ir::Runtime parse_runtime_on(const std::string& text, const std::string& file, std::vector<std::string>& chain);
+
+// `base = "NAME"`: NAME.rt beside the file, else the catalogue's runtimes/NAME.rt; a value ending in
+// .rt is a path from the file's folder. Only a regular file is read (never a device or a pipe).
+std::filesystem::path base_path(const std::string& named, const std::string& file) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(file).parent_path();
+  if (named.ends_with(".rt")) return folder / named;
+  std::error_code ec;
+  if (const fs::path beside = folder / (named + ".rt"); fs::is_regular_file(beside, ec)) return beside;
+  return fs::path(RIDGE_RUNTIMES_DIR) / (named + ".rt");
+}
+
+// The runtime a file's `base` names, loaded (and its own base before it), or nothing when the file
+// has none. A `base` that is not a string is left to the check, which says so.
+std::optional<ir::Runtime> load_base(const hw::ast::Device& ast, const hw::parser::position_cache& positions,
+                                     const hw::Locator& locator, const std::string& file, std::vector<std::string>& chain) {
+  namespace fs = std::filesystem;
+  const auto entry = std::find_if(ast.entries.begin(), ast.entries.end(), [](const hw::ast::Entry& e) { return e.key.text == "base"; });
+  if (entry == ast.entries.end()) return std::nullopt;
+  const auto* named = boost::get<hw::ast::Text>(&entry->value.get());
+  if (!named) return std::nullopt;
+  const auto fail = [&](std::string message) {
+    return Error({locator.error(positions.position_of(*named).begin(), diag::kHwBase, std::move(message))});
+  };
+  std::error_code ec;
+  const fs::path path = base_path(named->text, file);
+  if (named->text.empty() || !fs::is_regular_file(path, ec))
+    throw fail("no runtime \"" + named->text + "\" beside this file or in the catalogue (runtimes/); expected a runtime's "
+               "name, as in 'base = \"vllm\"', or a path ending in .rt");
+  const std::string canonical = fs::weakly_canonical(path, ec).string();
+  if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
+    throw fail("'" + path.string() + "' is built on this file: a runtime's bases cannot lead back to it");
+  if (chain.size() >= kMaxBaseDepth)
+    throw fail("more than " + std::to_string(kMaxBaseDepth) + " runtimes built on one another");
+  chain.push_back(canonical);
+  ir::Runtime base = parse_runtime_on(read_source(path.string()), path.string(), chain);
+  chain.pop_back();
+  return base;
+}
+
+ir::Runtime parse_runtime_on(const std::string& text, const std::string& file, std::vector<std::string>& chain) {
+  const hw::Locator locator(text, file);
+  Parsed p{{}, hw::parser::ParseState(text)};
+  parse(text, locator, p);
+  expect_declaration(text, locator, p.ast, "runtime");
+  const std::optional<ir::Runtime> base = load_base(p.ast, p.state.positions(), locator, file, chain);
+  return hw::check_runtime(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string(),
+                           base ? &*base : nullptr);
+}
+
 }  // namespace
 
 ir::Device parse_device(const std::string& text, const std::string& file) {
@@ -71,7 +127,9 @@ ir::Device parse_device(const std::string& text, const std::string& file) {
 }
 
 ir::Runtime parse_runtime(const std::string& text, const std::string& file) {
-  return parse_declaration(text, file, "runtime", hw::check_runtime);
+  std::error_code ec;
+  std::vector<std::string> chain{std::filesystem::weakly_canonical(file, ec).string()};
+  return parse_runtime_on(text, file, chain);
 }
 
 ir::Runtime load_runtime(const std::string& path) { return parse_runtime(read_source(path), path); }

@@ -11,6 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 #include <memory>
 
 using namespace ridge;
@@ -347,4 +350,75 @@ TEST_CASE("a runtime file is checked like a device file, and neither passes for 
   CHECK_THAT(error("runtime \"x\" {\n}\n", runtime), Catch::Contains("the runtime has no 'version"));
   CHECK_THAT(error("runtime \"x\" {\n  version = \"1\"\n}\n", device), Catch::Contains("this file describes a runtime"));
   CHECK_THAT(error("device \"x\" {\n  kind = gpu\n}\n", runtime), Catch::Contains("this file describes a device"));
+}
+
+TEST_CASE("a runtime built on another (`base`) starts from it: its keys replace the base's, a pattern of the same name in place") {
+  // In a folder of its own: `base = "NAME"` is NAME.rt beside the file before the catalogue's.
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / ("ridge_runtime_base_test_" + std::to_string(::getpid()));   // builds test side by side
+  std::filesystem::create_directories(folder);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::filesystem::path path = folder / name;
+    std::ofstream(path) << text;
+    return path.string();
+  };
+  write("first.rt", "runtime \"first\" {\n  version = \"1\"\n  attention = flash source \"s\"\n"
+                    "  fuse.a = \"linear -> elementwise+\" source \"s\"\n  fuse.b = \"elementwise -> elementwise+\" source \"s\"\n}\n");
+  const ir::Runtime second = lang::load_runtime(write("second.rt",
+      "runtime \"second\" {\n  base = \"first\"\n  launch_overhead = 1 us source \"t\"\n"
+      "  fuse.a = \"normalization -> elementwise+\" source \"t\"\n  fuse.c = \"elementwise+ -> normalization\" source \"t\"\n}\n"));
+  CHECK(second.id == "second");
+  CHECK(second.name == "second");
+  CHECK(second.version == "1");                       // the base's, not restated
+  CHECK(second.attention == std::optional<std::string>("flash"));
+  REQUIRE(second.launch_overhead);
+  CHECK(second.launch_overhead->value == 1e-6);
+  REQUIRE(second.fusions.size() == 3);
+  CHECK(second.fusions[0].name == "a");
+  CHECK(second.fusions[0].text == "normalization -> elementwise+");   // replaced where it stood
+  CHECK(second.fusions[1].name == "b");
+  CHECK(second.fusions[2].name == "c");
+  CHECK(second.sources.at("fuse.a") == "t");
+  CHECK(second.sources.at("fuse.b") == "s");
+
+  // The catalogue's two: each is its base but for what it says.
+  const ir::Runtime trt = lang::load_runtime(lang::resolve_runtime_path("tensorrt-llm"));
+  const ir::Runtime trt_fp8_kv = lang::load_runtime(lang::resolve_runtime_path("tensorrt-llm-fp8-kv"));
+  CHECK(trt_fp8_kv.quant_kv_cache == ir::Precision::FP8);
+  CHECK_FALSE(trt.quant_kv_cache);
+  CHECK(trt_fp8_kv.quant_activations == trt.quant_activations);
+  CHECK(trt_fp8_kv.attention == trt.attention);
+  CHECK(trt_fp8_kv.fusions.size() == trt.fusions.size());
+  const ir::Runtime compiled = lang::load_runtime(lang::resolve_runtime_path("torch-compile"));
+  const ir::Runtime graphs = lang::load_runtime(lang::resolve_runtime_path("torch-compile-cudagraphs"));
+  CHECK_FALSE(compiled.launch_overhead);
+  REQUIRE(graphs.launch_overhead);
+  CHECK(graphs.launch_overhead->value == 0.5e-6);
+  CHECK(graphs.fuse_training == compiled.fuse_training);
+  REQUIRE(graphs.fusions.size() == compiled.fusions.size());
+  for (std::size_t i = 0; i < graphs.fusions.size(); ++i) CHECK(graphs.fusions[i].text == compiled.fusions[i].text);
+
+  // What cannot be a base, each at the value, with its id.
+  const auto error = [&](const std::string& name, const std::string& text) {
+    try {
+      lang::load_runtime(write(name, text));
+    } catch (const lang::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(error("lost.rt", "runtime \"x\" {\n  base = \"no-such-stack\"\n}\n"),
+             Catch::Contains("lost.rt:2:10: error: no runtime \"no-such-stack\" beside this file or in the catalogue") &&
+                 Catch::Contains("[hw-base]"));
+  write("ping.rt", "runtime \"ping\" {\n  base = \"pong\"\n  version = \"1\"\n}\n");
+  CHECK_THAT(error("pong.rt", "runtime \"pong\" {\n  base = \"ping\"\n  version = \"1\"\n}\n"),
+             Catch::Contains("ping.rt:2:10: error: '") && Catch::Contains("pong.rt' is built on this file"));
+  CHECK_THAT(error("self.rt", "runtime \"x\" {\n  base = \"self\"\n}\n"), Catch::Contains("is built on this file"));
+  CHECK_THAT(error("word.rt", "runtime \"x\" {\n  base = vllm\n  version = \"1\"\n}\n"),
+             Catch::Contains("word.rt:2:10: error: expected a \"string\", as in 'base = \"vllm\"'"));
+  CHECK_THAT(error("twice.rt", "runtime \"x\" {\n  base = \"first\"\n  base = \"first\"\n}\n"), Catch::Contains("duplicate key 'base'"));
+  // An error in the base is reported in the base's own file.
+  write("broken.rt", "runtime \"broken\" {\n  version = \"1\"\n  atention = flash source \"s\"\n}\n");
+  CHECK_THAT(error("child.rt", "runtime \"x\" {\n  base = \"broken\"\n}\n"), Catch::Contains("broken.rt:3:3: error: unknown runtime key"));
+  std::filesystem::remove_all(folder);
 }
