@@ -2,17 +2,17 @@
 """Ridge's serving simulator against published serving measurements.
 
 Reads validate/serving_published.csv (one published figure a row: framework, model, system, dtype,
-tensor parallel size, the load as `requests` requests of `prompt` and `output` tokens all arriving at
+weight-only quantisation (`weights`: int8, or empty), tensor parallel size, the load as `requests` requests of `prompt` and `output` tokens all arriving at
 once (1: a request alone), the scheduler, the metric and its measured value, the split, the source;
 rows marked `excluded` say in their notes why they cannot be replayed, and are left out). For each
 row it writes the load as a trace and runs
 
-  simulate MODEL SYSTEM --dtype D --tensor-parallel T --serve --requests TRACE.csv --batching B
-           --max-num-seqs N --format json
+  simulate MODEL SYSTEM --dtype D [--weights W] --tensor-parallel T --serve --requests TRACE.csv
+           --batching B --max-num-seqs N --format json
 
 and reads the metric from the `serving` row, once as eager PyTorch runs it and once with `--runtime` the
 row's stack (the CSV's `runtime`: runtimes/NAME.rt). Every row is `predict`: no constant of Ridge was fitted
-on them. Prints each row's error and the median absolute error, as docs/language-models.md shows
+on them. Prints each row's error and the median absolute error, per stack and over every row, as docs/language-models.md shows
 (tests/docs/measured_tables.py holds the page to this output).
 
   validate/scripts/serving_compare.py [--simulate build/simulate] [--csv validate/serving_published.csv]
@@ -36,7 +36,8 @@ def predicted(simulate, row, folder, runtime=None):
     os.close(handle)
     trace = pathlib.Path(name)
     trace.write_text("arrival_s,prompt_tokens,output_tokens\n" + f"0,{row['prompt']},{row['output']}\n" * int(row["requests"]))
-    cmd = [simulate, f"models/{row['model']}.net", f"hw/{row['system']}.hw", "--dtype", row["dtype"],
+    cmd = [simulate, f"models/{row['model']}.net", f"hw/{row['system']}.hw", "--dtype", row["dtype"]] + \
+          (["--weights", row["weights"]] if row["weights"] else []) + [
            "--tensor-parallel", row["tensor_parallel"], "--serve", "--requests", str(trace), "--batching", row["batching"],
            "--max-num-seqs", row["max_num_seqs"], "--format", "json"] + (["--runtime", runtime] if runtime else [])
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=True)
@@ -59,6 +60,7 @@ def main():
           "Ridge, `--runtime` | error |")
     print("|---|---|---|---|--:|--:|--:|---|--:|--:|--:|--:|--:|")
     errors, stacked_errors = [], []
+    per_stack = {}   # framework -> (eager errors, stacked errors), in the CSV's order
     shown = lambda x: f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
     for r, v, w in zip(rows, values, stacked):
         unit, scale = units[r["metric"]]
@@ -66,10 +68,18 @@ def main():
         error, stacked_error = v / measured - 1, w / measured - 1
         errors.append(abs(error))
         stacked_errors.append(abs(stacked_error))
-        print(f"| {r['framework']} | {r['model']} | {r['system']} | {r['dtype']} | {r['tensor_parallel']} | {r['requests']} | "
+        eager_errs, stack_errs = per_stack.setdefault(r["framework"], ([], []))
+        eager_errs.append(abs(error))
+        stack_errs.append(abs(stacked_error))
+        dtype = r["dtype"] + (f", {r['weights']} weights" if r["weights"] else "")
+        print(f"| {r['framework']} | {r['model']} | {r['system']} | {dtype} | {r['tensor_parallel']} | {r['requests']} | "
               f"{r['prompt']} / {r['output']} | {names[r['metric']]} ({unit}) | {shown(measured * scale)} | {shown(v * scale)} | "
               f"{error:+.0%} | {shown(w * scale)} ({r['runtime']}) | {stacked_error:+.0%} |")
     left_out = sum(1 for r in csv.DictReader(open(a.csv, newline="")) if r["split"] == "excluded")
+    print()
+    for framework, (eager_errs, stack_errs) in per_stack.items():
+        print(f"- {framework}: median absolute error {statistics.median(eager_errs):.1%} eager, "
+              f"{statistics.median(stack_errs):.1%} under its stack ({len(stack_errs)} rows)")
     print()
     print(f"Median absolute error {statistics.median(errors):.1%} as eager PyTorch runs them, {statistics.median(stacked_errors):.1%} "
           f"under each row's own stack (`runtimes/`), over {len(errors)} rows, every one predicted (no constant saw them); "
