@@ -105,9 +105,16 @@ std::optional<ir::Runtime> load_base(const hw::ast::Device& ast, const hw::parse
   if (chain.size() >= kMaxBaseDepth)
     throw fail("more than " + std::to_string(kMaxBaseDepth) + " runtimes built on one another");
   chain.push_back(canonical);
-  ir::Runtime base = parse_runtime_on(read_source(path.string()), path.string(), chain);
-  chain.pop_back();
-  return base;
+  try {
+    ir::Runtime base = parse_runtime_on(read_source(path.string()), path.string(), chain);
+    chain.pop_back();
+    return base;
+  } catch (const Error& e) {
+    // The errors are in the base's file; a note says which file built on it.
+    std::vector<Diagnostic> shown = e.diagnostics();
+    for (Diagnostic& d : shown) d.notes.push_back(locator.note(positions.position_of(*named).begin(), "in the base named here"));
+    throw Error(std::move(shown));
+  }
 }
 
 ir::Runtime parse_runtime_on(const std::string& text, const std::string& file, std::vector<std::string>& chain) {

@@ -419,6 +419,7 @@ TEST_CASE("a runtime built on another (`base`) starts from it: its keys replace 
   CHECK_THAT(error("twice.rt", "runtime \"x\" {\n  base = \"first\"\n  base = \"first\"\n}\n"), Catch::Contains("duplicate key 'base'"));
   // An error in the base is reported in the base's own file.
   write("broken.rt", "runtime \"broken\" {\n  version = \"1\"\n  atention = flash source \"s\"\n}\n");
-  CHECK_THAT(error("child.rt", "runtime \"x\" {\n  base = \"broken\"\n}\n"), Catch::Contains("broken.rt:3:3: error: unknown runtime key"));
+  CHECK_THAT(error("child.rt", "runtime \"x\" {\n  base = \"broken\"\n}\n"),
+             Catch::Contains("broken.rt:3:3: error: unknown runtime key") && Catch::Contains("child.rt:2:10: note: in the base named here"));
   std::filesystem::remove_all(folder);
 }
