@@ -84,7 +84,7 @@ TEST_CASE("the catalogue holds one file per device of the hardware reference") {
       "colab-xeon-1core", "apple-a14",
       // 2024-2026 (issue #39): each figure sourced in its file, not yet in the hardware reference.
       "b200", "dgx-b200", "h20", "l40s", "l4", "rtx-4090", "mi300x", "mi325x", "mi300x-8gpu", "gaudi3", "tpu-v5e", "tpu-v5p",
-      "tpu-v6e"};
+      "tpu-v6e", "mi250x-gcd"};
   for (const auto& stem : expected) {
     CAPTURE(stem);
     CHECK(std::filesystem::exists(kHwDir + "/" + stem + ".hw"));
@@ -186,6 +186,11 @@ TEST_CASE("catalogue figures match the datasheets in the hardware reference") {
       {"apple-a14", "peak.fp32", 0.65e12, "AnandTech A14 deep dive: 0.65 TFLOPS fp32 (not 1000 GFLOPS)"},
       {"apple-a14", "peak.fp16", 1.31e12, "AnandTech A14: 1.31 TFLOPS fp16"},
       {"apple-a14", "memory.bandwidth", 34.1e9, "derived: 64 bit x 4266 MT/s = 34.1 GB/s (not 5.3375)"},
+      // One GCD of the two an MI250X OAM holds (a framework's device): half of AMD's OAM figures.
+      {"mi250x-gcd", "matrix.fp16", 191.5e12, "AMD MI250X: 383 TFLOPS fp16 matrix for the OAM = 191.5 per GCD (not 383)"},
+      {"mi250x-gcd", "peak.fp64", 23.9e12, "AMD MI250X: 47.9 TFLOPS fp64 vector for the OAM = 23.9 per GCD"},
+      {"mi250x-gcd", "memory.bandwidth", 1.6e12, "ROCm MI250 microarchitecture: 1.6 TB/s per GCD (3.2 for the OAM)"},
+      {"mi250x-gcd", "memory.size", 64.0 * (1ull << 30), "ROCm GPU specifications: 128 GiB for the OAM = 64 per GCD"},
   }));
   CAPTURE(stem, key, cite);
   const Device d = load(stem);
