@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <unistd.h>
 #include <memory>
@@ -422,4 +423,24 @@ TEST_CASE("a runtime built on another (`base`) starts from it: its keys replace 
   CHECK_THAT(error("child.rt", "runtime \"x\" {\n  base = \"broken\"\n}\n"),
              Catch::Contains("broken.rt:3:3: error: unknown runtime key") && Catch::Contains("child.rt:2:10: note: in the base named here"));
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("runtimes/README.md names every runtime of the catalogue, and its example parses") {
+  std::ifstream in(std::string(RIDGE_RUNTIMES_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(readme.empty());
+  for (const auto& entry : std::filesystem::directory_iterator(RIDGE_RUNTIMES_DIR)) {
+    if (entry.path().extension() != ".rt") continue;
+    CAPTURE(entry.path().filename().string());
+    CHECK(readme.find("| `" + entry.path().stem().string() + "` |") != std::string::npos);
+  }
+  // The example, read as if it were a file of the catalogue (its base is found beside it).
+  const std::size_t start = readme.find("```\nruntime ");
+  REQUIRE(start != std::string::npos);
+  const std::size_t end = readme.find("```", start + 4);
+  const ir::Runtime example = lang::parse_runtime(readme.substr(start + 4, end - start - 4), std::string(RIDGE_RUNTIMES_DIR) + "/example.rt");
+  const ir::Runtime vllm = lang::load_runtime(std::string(RIDGE_RUNTIMES_DIR) + "/vllm.rt");
+  CHECK(example.quant_kv_cache == ir::Precision::FP8);
+  CHECK(example.version == vllm.version);
+  CHECK(example.fusions.size() == vllm.fusions.size());
 }
