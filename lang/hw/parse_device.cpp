@@ -91,9 +91,8 @@ std::optional<ir::Runtime> load_base(const hw::ast::Device& ast, const hw::parse
   if (entry == ast.entries.end()) return std::nullopt;
   const auto* named = boost::get<hw::ast::Text>(&entry->value.get());
   if (!named) return std::nullopt;
-  const auto fail = [&](std::string message) {
-    return Error({locator.error(positions.position_of(*named).begin(), diag::kHwBase, std::move(message))});
-  };
+  const auto at = positions.position_of(*named).begin();
+  const auto fail = [&](std::string message) { return Error({locator.error(at, diag::kHwBase, std::move(message))}); };
   std::error_code ec;
   const fs::path path = base_path(named->text, file);
   if (named->text.empty() || !fs::is_regular_file(path, ec))
@@ -112,19 +111,19 @@ std::optional<ir::Runtime> load_base(const hw::ast::Device& ast, const hw::parse
   } catch (const Error& e) {
     // The errors are in the base's file; a note says which file built on it.
     std::vector<Diagnostic> shown = e.diagnostics();
-    for (Diagnostic& d : shown) d.notes.push_back(locator.note(positions.position_of(*named).begin(), "in the base named here"));
+    for (Diagnostic& d : shown) d.notes.push_back(locator.note(at, "in the base named here"));
     throw Error(std::move(shown));
   }
 }
 
+// A runtime file: its base loaded first (`chain`: the files already being read, for cycles), then the
+// file checked on top of it.
 ir::Runtime parse_runtime_on(const std::string& text, const std::string& file, std::vector<std::string>& chain) {
-  const hw::Locator locator(text, file);
-  Parsed p{{}, hw::parser::ParseState(text)};
-  parse(text, locator, p);
-  expect_declaration(text, locator, p.ast, "runtime");
-  const std::optional<ir::Runtime> base = load_base(p.ast, p.state.positions(), locator, file, chain);
-  return hw::check_runtime(p.ast, p.state.positions(), locator, std::filesystem::path(file).stem().string(),
-                           base ? &*base : nullptr);
+  return parse_declaration(text, file, "runtime", [&](const hw::ast::Device& ast, const hw::parser::position_cache& positions,
+                                                      const hw::Locator& locator, std::string id) {
+    const std::optional<ir::Runtime> base = load_base(ast, positions, locator, file, chain);
+    return hw::check_runtime(ast, positions, locator, std::move(id), base ? &*base : nullptr);
+  });
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include <unistd.h>
-#include <memory>
 
 using namespace ridge;
 using Catch::Matchers::WithinRel;

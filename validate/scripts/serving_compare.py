@@ -2,8 +2,8 @@
 """Ridge's serving simulator against published serving measurements.
 
 Reads validate/serving_published.csv (one published figure a row: framework, model, system, dtype,
-weight-only quantisation (`weights`: int8, or empty), tensor parallel size, the load as `requests` requests of `prompt` and `output` tokens all arriving at
-once (1: a request alone), the scheduler, the metric and its measured value, the split, the source;
+weight-only quantisation (`weights`: int8, or empty), tensor parallel size, the load as `requests`
+requests of `prompt` and `output` tokens all arriving at once (1: a request alone), the scheduler, the metric and its measured value, the split, the source;
 rows marked `excluded` say in their notes why they cannot be replayed, and are left out). For each
 row it writes the load as a trace and runs
 
@@ -12,8 +12,8 @@ row it writes the load as a trace and runs
 
 and reads the metric from the `serving` row, once as eager PyTorch runs it and once with `--runtime` the
 row's stack (the CSV's `runtime`: runtimes/NAME.rt). Every row is `predict`: no constant of Ridge was fitted
-on them. Prints each row's error and the median absolute error, per stack and over every row, as docs/language-models.md shows
-(tests/docs/measured_tables.py holds the page to this output).
+on them. Prints each row's error and the median absolute error, per stack and over every row, as
+docs/language-models.md shows (tests/docs/measured_tables.py holds the page to this output).
 
   validate/scripts/serving_compare.py [--simulate build/simulate] [--csv validate/serving_published.csv]
 """
@@ -59,15 +59,12 @@ def main():
     print("| stack | model | system | dtype | TP | requests at once | in / out | metric | measured | Ridge, eager | error | "
           "Ridge, `--runtime` | error |")
     print("|---|---|---|---|--:|--:|--:|---|--:|--:|--:|--:|--:|")
-    errors, stacked_errors = [], []
     per_stack = {}   # framework -> (eager errors, stacked errors), in the CSV's order
     shown = lambda x: f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
     for r, v, w in zip(rows, values, stacked):
         unit, scale = units[r["metric"]]
         measured = float(r["measured"])
         error, stacked_error = v / measured - 1, w / measured - 1
-        errors.append(abs(error))
-        stacked_errors.append(abs(stacked_error))
         eager_errs, stack_errs = per_stack.setdefault(r["framework"], ([], []))
         eager_errs.append(abs(error))
         stack_errs.append(abs(stacked_error))
@@ -81,6 +78,8 @@ def main():
         print(f"- {framework}: median absolute error {statistics.median(eager_errs):.1%} eager, "
               f"{statistics.median(stack_errs):.1%} under its stack ({len(stack_errs)} rows)")
     print()
+    errors = [e for eager_errs, _ in per_stack.values() for e in eager_errs]
+    stacked_errors = [e for _, stack_errs in per_stack.values() for e in stack_errs]
     print(f"Median absolute error {statistics.median(errors):.1%} as eager PyTorch runs them, {statistics.median(stacked_errors):.1%} "
           f"under each row's own stack (`runtimes/`), over {len(errors)} rows, every one predicted (no constant saw them); "
           f"{left_out} rows left out (`excluded` in the CSV, each with its reason).")
